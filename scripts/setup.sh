@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package devplace needs to build, test and benchmark.
+# Idempotent; run as root on a fresh machine. Packages already present are left alone.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config   # toolchain: GCC 12, CMake 3.25, Ninja
+  nlohmann-json3-dev                             # JSON reader/writer (header-only)
+  libgtest-dev libgmock-dev googletest           # GoogleTest through CTest
+  libbenchmark-dev                               # Google Benchmark (devplace_bench)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup.sh: missing packages (${missing[*]}); run as root to install them" >&2
+    exit 2
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "setup.sh: all ${#packages[@]} packages present"

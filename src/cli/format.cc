@@ -1,0 +1,45 @@
+// File: format.cc
+// Number formatting for the CLI.
+#include "cli/format.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace devplace::cli {
+
+namespace {
+std::string printf_string(const char* fmt, double v, const char* unit) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v, unit);
+  return buf;
+}
+}  // namespace
+
+std::string format_seconds(double s) {
+  if (!std::isfinite(s)) return "inf";
+  if (s >= 1) return printf_string("%.3f %s", s, "s");
+  if (s >= 1e-3) return printf_string("%.3f %s", s * 1e3, "ms");
+  return printf_string("%.1f %s", s * 1e6, "us");
+}
+
+std::string format_bytes(int64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (bytes >= (int64_t{1} << 30)) return printf_string("%.2f %s", b / (1 << 30), "GiB");
+  if (bytes >= (int64_t{1} << 20)) return printf_string("%.1f %s", b / (1 << 20), "MiB");
+  if (bytes >= (int64_t{1} << 10)) return printf_string("%.1f %s", b / (1 << 10), "KiB");
+  return printf_string("%.0f %s", b, "B");
+}
+
+std::string format_flops(double flops) {
+  if (flops >= 1e12) return printf_string("%.2f %s", flops / 1e12, "TFLOP");
+  if (flops >= 1e9) return printf_string("%.2f %s", flops / 1e9, "GFLOP");
+  if (flops >= 1e6) return printf_string("%.2f %s", flops / 1e6, "MFLOP");
+  return printf_string("%.0f %s", flops, "FLOP");
+}
+
+std::string format_rate(double bytes_per_s) { return printf_string("%.1f %s", bytes_per_s / 1e9, "GB/s"); }
+
+std::string pad_right(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
+std::string pad_left(const std::string& s, size_t width) { return s.size() >= width ? s : std::string(width - s.size(), ' ') + s; }
+
+}  // namespace devplace::cli

@@ -1,0 +1,93 @@
+// File: inspect.cc
+// `devplace inspect`: what a graph holds.
+#include <algorithm>
+#include <iostream>
+#include <map>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "common/json_reader.h"
+#include "io/graph_source.h"
+
+namespace devplace::cli {
+
+namespace {
+
+const CommandSpec kSpec = {
+    "devplace inspect --graph SRC [--training] [--json]",
+    "Prints a graph's size: ops, edges, tensors, FLOPs, parameter bytes, co-location groups, ops per\n"
+    "phase and the most common op types. SRC is a graph file (devplace JSON) or zoo:NAME[:k=v,...].",
+    {{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
+     {"training", "", "expand a forward-only graph file into a training step"},
+     {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
+     {"json", "", "print one JSON object"}},
+};
+
+}  // namespace
+
+Status run_inspect(const ArgList& argv) {
+  DEVPLACE_ASSIGN_OR_RETURN(Args args, Args::parse(kSpec, argv));
+  if (args.help_requested()) {
+    std::cout << help_text(kSpec);
+    return Status::ok_status();
+  }
+  GraphLoadOptions load;
+  load.training = args.flag("training");
+  if (auto o = args.get("optimizer")) {
+    auto parsed = parse_optimizer(*o);
+    if (!parsed) return invalid_input("--optimizer: expected sgd, momentum or adam, got '" + *o + "'");
+    load.optimizer = *parsed;
+  }
+  DEVPLACE_ASSIGN_OR_RETURN(Graph g, load_graph(*args.get("graph"), load));
+
+  std::map<std::string, int> type_counts;
+  std::map<std::string, int> phase_counts;
+  int64_t tensor_bytes = 0, optimizer_bytes = 0;
+  for (const Op& op : g.ops()) {
+    ++type_counts[op.type];
+    ++phase_counts[std::string(op_phase_name(op.phase))];
+    optimizer_bytes += op.optimizer_state_bytes;
+  }
+  for (const Tensor& t : g.tensors()) tensor_bytes += t.bytes;
+  std::vector<std::pair<std::string, int>> types(type_counts.begin(), type_counts.end());
+  std::stable_sort(types.begin(), types.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+
+  if (args.flag("json")) {
+    json::Json j = {{"name", g.name()},
+                    {"ops", g.num_ops()},
+                    {"edges", g.num_edges()},
+                    {"tensors", g.num_tensors()},
+                    {"groups", g.num_groups()},
+                    {"flops", g.total_flops()},
+                    {"parameter_bytes", g.total_parameter_bytes()},
+                    {"optimizer_state_bytes", optimizer_bytes},
+                    {"tensor_bytes", tensor_bytes},
+                    {"training_step", g.has_backward()},
+                    {"phases", phase_counts},
+                    {"op_types", type_counts}};
+    std::cout << j.dump(2) << "\n";
+    return Status::ok_status();
+  }
+  std::cout << "graph            " << g.name() << (g.has_backward() ? " (training step)" : " (forward only)") << "\n"
+            << "ops              " << g.num_ops() << "  (";
+  bool first = true;
+  for (const auto& [phase, n] : phase_counts) {
+    std::cout << (first ? "" : ", ") << n << " " << phase;
+    first = false;
+  }
+  std::cout << ")\n"
+            << "edges            " << g.num_edges() << "\n"
+            << "tensors          " << g.num_tensors() << "  (" << format_bytes(tensor_bytes) << " in all)\n"
+            << "groups           " << g.num_groups() << " co-location groups\n"
+            << "flops            " << format_flops(g.total_flops()) << "\n"
+            << "parameters       " << format_bytes(g.total_parameter_bytes()) << "\n"
+            << "optimizer state  " << format_bytes(optimizer_bytes) << "\n"
+            << "op types         ";
+  for (size_t i = 0; i < types.size() && i < 12; ++i) std::cout << (i ? ", " : "") << types[i].first << " " << types[i].second;
+  if (types.size() > 12) std::cout << ", ... (" << types.size() << " types)";
+  std::cout << "\n";
+  return Status::ok_status();
+}
+
+}  // namespace devplace::cli

@@ -1,0 +1,74 @@
+// File: main.cc
+// devplace's entry point: dispatches the subcommand and maps errors to exit
+// codes: 0 success, 1 internal error, 2 bad input or usage. Everything is
+// caught here, so no input makes devplace crash.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitInternal = 1;
+constexpr int kExitBadInput = 2;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  devplace::Status (*run)(const devplace::cli::ArgList&);
+};
+
+const Command kCommands[] = {
+    {"inspect", "print a graph's ops, edges, FLOPs, parameters and op types", &devplace::cli::run_inspect},
+    {"simulate", "simulate one training step of a placed graph on a cluster", &devplace::cli::run_simulate},
+    {"cluster", "list the cluster presets or show one (cluster list | cluster show NAME)", &devplace::cli::run_cluster},
+    {"methods", "list the placement methods", &devplace::cli::run_methods},
+};
+
+void print_usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: devplace COMMAND [options]\n\n"
+               "devplace decides which device each op of a neural-network training graph runs on,\n"
+               "and simulates one training step of a placement.\n\ncommands:\n");
+  for (const Command& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  std::fprintf(out, "\n'devplace COMMAND --help' describes a command.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(true);
+  try {
+    if (argc < 2) {
+      print_usage(stderr);
+      return kExitBadInput;
+    }
+    const std::string name = argv[1];
+    if (name == "--help" || name == "-h" || name == "help") {
+      print_usage(stdout);
+      return kExitOk;
+    }
+    for (const Command& c : kCommands) {
+      if (name != c.name) continue;
+      const devplace::Status s = c.run(devplace::cli::ArgList(argv + 2, argv + argc));
+      std::cout.flush();
+      if (s.ok()) return kExitOk;
+      std::fprintf(stderr, "devplace: %s\n", s.error().message().c_str());
+      return s.error().is_user_error() ? kExitBadInput : kExitInternal;
+    }
+    std::fprintf(stderr, "devplace: unknown command '%s' (see devplace --help)\n", name.c_str());
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cout.flush();
+    std::fprintf(stderr, "devplace: internal error: out of memory\n");
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::fprintf(stderr, "devplace: internal error: %s\n", e.what());
+    return kExitInternal;
+  }
+}

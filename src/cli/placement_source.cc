@@ -1,0 +1,36 @@
+// File: placement_source.cc
+// --placement: a file or a method name.
+#include "cli/placement_source.h"
+
+#include <filesystem>
+
+#include "io/placement_file.h"
+#include "place/placer.h"
+#include "sim/simulator.h"
+
+namespace devplace::cli {
+
+Result<ResolvedPlacement> resolve_placement(const std::string& spec, const Problem& problem, uint64_t seed) {
+  std::error_code ec;
+  const bool is_file = std::filesystem::is_regular_file(spec, ec);
+  if (!is_file) {
+    for (const PlacerInfo& info : placer_registry()) {
+      if (info.name != spec) continue;
+      std::unique_ptr<Placer> placer = info.make();
+      Simulator sim(problem);
+      Rng rng(seed);
+      DEVPLACE_ASSIGN_OR_RETURN(Placement p, placer->place(problem, sim, Budget{}, rng));
+      DEVPLACE_RETURN_IF_ERROR(check_placement(problem, p));
+      return ResolvedPlacement{std::move(p), spec};
+    }
+    if (spec.find('.') == std::string::npos && spec.find('/') == std::string::npos) {
+      std::string known;
+      for (const PlacerInfo& info : placer_registry()) known += (known.empty() ? "" : ", ") + std::string(info.name);
+      return not_found("--placement '" + spec + "': no such file, and no such method (known: " + known + ")");
+    }
+  }
+  DEVPLACE_ASSIGN_OR_RETURN(Placement p, read_placement_file(spec, problem));
+  return ResolvedPlacement{std::move(p), spec};
+}
+
+}  // namespace devplace::cli

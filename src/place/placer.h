@@ -1,0 +1,47 @@
+// File: placer.h
+// Placer: proposes a placement for a problem. Each placer is one file under
+// place/ and one line in registry.cc. A placer may call the evaluator as
+// often as its budget allows; it never asks whether the evaluator simulates
+// or measures.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/rng.h"
+#include "common/status.h"
+#include "sim/evaluator.h"
+#include "sim/placement.h"
+#include "sim/problem.h"
+
+namespace devplace {
+
+// How much search a placer may do; 0 means no limit of that kind.
+struct Budget {
+  double seconds = 0;
+  int64_t evaluations = 0;
+};
+
+class Placer {
+ public:
+  virtual ~Placer() = default;
+  virtual std::string_view name() const = 0;
+  // Returns a placement that passes check_placement(problem, ...).
+  virtual Result<Placement> place(const Problem& problem, Evaluator& evaluator, const Budget& budget, Rng& rng) = 0;
+};
+
+struct PlacerInfo {
+  std::string_view name;
+  std::string_view summary;  // one line for `devplace methods`
+  std::unique_ptr<Placer> (*make)();
+};
+
+// Every placer, in the order `devplace methods` lists them.
+const std::vector<PlacerInfo>& placer_registry();
+// An unknown name is an error listing the known ones.
+Result<std::unique_ptr<Placer>> make_placer(std::string_view name);
+
+}  // namespace devplace

@@ -1,0 +1,139 @@
+// Native JSON graphs: exact round trips and located errors.
+#include "io/native_json.h"
+
+#include <gtest/gtest.h>
+
+#include "graph/builder.h"
+#include "graph/training_step.h"
+#include "zoo/zoo.h"
+
+namespace devplace {
+namespace {
+
+void expect_same_graph(const Graph& a, const Graph& b) {
+  ASSERT_EQ(a.num_ops(), b.num_ops());
+  ASSERT_EQ(a.num_tensors(), b.num_tensors());
+  EXPECT_EQ(a.name(), b.name());
+  for (OpId i = 0; i < a.num_ops(); ++i) {
+    const Op& x = a.op(i);
+    const Op& y = b.op(i);
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.type, y.type);
+    EXPECT_EQ(x.flops, y.flops);  // exact: doubles are written to round-trip
+    EXPECT_EQ(x.parameter_bytes, y.parameter_bytes);
+    EXPECT_EQ(x.optimizer_state_bytes, y.optimizer_state_bytes);
+    EXPECT_EQ(x.memory_traffic_bytes, y.memory_traffic_bytes);
+    EXPECT_EQ(x.measured_time_s, y.measured_time_s);
+    EXPECT_EQ(x.measured_backward_time_s, y.measured_backward_time_s);
+    EXPECT_EQ(x.kernel_mask, y.kernel_mask);
+    EXPECT_EQ(x.colocation_group, y.colocation_group);
+    EXPECT_EQ(x.pinned_device, y.pinned_device);
+    EXPECT_EQ(x.phase, y.phase);
+    EXPECT_EQ(x.layer, y.layer);
+    EXPECT_EQ(x.forward_op, y.forward_op);
+    EXPECT_EQ(x.inputs.size(), y.inputs.size());
+  }
+  for (TensorId t = 0; t < a.num_tensors(); ++t) {
+    EXPECT_EQ(a.tensor(t).name, b.tensor(t).name);
+    EXPECT_EQ(a.tensor(t).shape, b.tensor(t).shape);
+    EXPECT_EQ(a.tensor(t).dtype, b.tensor(t).dtype);
+    EXPECT_EQ(a.tensor(t).bytes, b.tensor(t).bytes);
+    EXPECT_EQ(a.tensor(t).consumers, b.tensor(t).consumers);
+  }
+}
+
+Graph every_field() {
+  GraphBuilder b("every field");
+  const OpId x = b.add_op("x", "Input");
+  b.mutable_op(x).pinned_device = "/cpu:0";
+  b.mutable_op(x).kernel_mask = 1u << static_cast<int>(DeviceKind::kCpu);
+  const TensorId xt = b.add_output(x, "x:0", {3, 5}, DType::kInt64);
+  const OpId f = b.add_op("f", "Conv2D");
+  Op& op = b.mutable_op(f);
+  op.flops = 0.1 + 0.2;  // not exactly representable in decimal
+  op.parameter_bytes = 12345;
+  op.memory_traffic_bytes = 999;
+  op.measured_time_s = {1.0 / 3.0, -1};
+  op.measured_backward_time_s = {-1, 2.5e-7};
+  op.colocation_group = "grp";
+  op.layer = 7;
+  b.add_input(f, xt);
+  b.add_output(f, "f:0", {}, DType::kBFloat16, 77);  // explicit bytes
+  b.add_output(f, "f:1", {2}, DType::kFloat16);
+  return std::move(b).build().value();
+}
+
+TEST(NativeJson, RoundTripsEveryFieldExactly) {
+  Graph g = every_field();
+  json::Json j = graph_to_json(g);
+  Graph back = graph_from_json(json::parse_text(j.dump(1), "mem").value(), "mem").value();
+  expect_same_graph(g, back);
+  EXPECT_EQ(graph_to_json(back).dump(1), j.dump(1));
+}
+
+TEST(NativeJson, RoundTripsATrainingStep) {
+  Graph g = build_zoo_model("layered:layers=3,width=3").value();
+  ASSERT_TRUE(g.has_backward());
+  const std::string text = graph_to_json(g).dump(1);
+  Graph back = graph_from_json(json::parse_text(text, "mem").value(), "mem").value();
+  expect_same_graph(g, back);
+  EXPECT_EQ(graph_to_json(back).dump(1), text);
+}
+
+TEST(NativeJson, FileRoundTrip) {
+  const std::string path = ::testing::TempDir() + "/native_json_test.json";
+  ASSERT_TRUE(write_native_json(every_field(), path).ok());
+  Result<Graph> back = read_native_json(path);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  expect_same_graph(every_field(), back.value());
+}
+
+struct BadDoc {
+  const char* text;
+  const char* message;
+};
+
+void PrintTo(const BadDoc& d, std::ostream* os) { *os << d.text; }
+
+class NativeJsonErrors : public ::testing::TestWithParam<BadDoc> {};
+
+TEST_P(NativeJsonErrors, NameTheFileAndPlace) {
+  Result<json::Json> doc = json::parse_text(GetParam().text, "g.json");
+  std::string message;
+  if (!doc.ok()) {
+    message = doc.error().message();
+  } else {
+    Result<Graph> g = graph_from_json(doc.value(), "g.json");
+    ASSERT_FALSE(g.ok());
+    message = g.error().message();
+  }
+  EXPECT_EQ(message, GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, NativeJsonErrors,
+    ::testing::Values(
+        BadDoc{"{\"format\": \"devplace-graph\",\n \"ops\": [}", "g.json:2:10: malformed JSON: syntax error while parsing value - unexpected '}'; expected '[', '{', or a literal"},
+        BadDoc{R"({"format": "other", "ops": []})", "g.json: format: expected \"devplace-graph\" (a devplace graph)"},
+        BadDoc{R"({"format": "devplace-graph", "version": 2, "ops": []})", "g.json: version: this devplace reads version 1, got 2"},
+        BadDoc{R"({"format": "devplace-graph", "ops": [{"name": "a", "type": "T", "flops": "many"}]})",
+               "g.json: ops[0] ('a').flops: expected a non-negative number, got \"many\""},
+        BadDoc{R"({"format": "devplace-graph", "ops": [{"name": "a", "type": "T", "kernels": ["tpu"]}]})",
+               "g.json: ops[0] ('a').kernels[0]: expected \"cpu\" or \"gpu\", got \"tpu\""},
+        BadDoc{R"({"format": "devplace-graph", "ops": [{"name": "a", "type": "T", "outputs": [{"name": "t", "shape": [2, -3]}]}]})",
+               "g.json: ops[0] ('a').outputs[0].shape[1]: expected a non-negative integer, got -3"},
+        BadDoc{R"({"format": "devplace-graph", "ops": [{"name": "a", "type": "T", "outputs": [{"name": "t"}]}, {"name": "b", "type": "T", "outputs": [{"name": "t"}]}]})",
+               "g.json: ops[1] ('b').outputs[0].name: tensor 't' is already produced by another op"},
+        BadDoc{R"({"format": "devplace-graph", "ops": [{"name": "a", "type": "T", "measured_time_s": {"gpu": -1}}]})",
+               "g.json: ops[0] ('a').measured_time_s.gpu: expected a non-negative number, got -1"},
+        BadDoc{R"({"format": "devplace-graph", "ops": [{"name": "a", "type": "T", "phase": "sideways"}]})",
+               "g.json: ops[0] ('a').phase: expected \"forward\", \"backward\" or \"update\", got \"sideways\""},
+        BadDoc{R"({"format": "devplace-graph", "ops": [{"name": "a", "type": "T", "flop": 3}]})",
+               "g.json: ops[0] ('a').flop: unknown field (known: name, type, inputs, outputs, flops, parameter_bytes, optimizer_state_bytes, memory_traffic_bytes, measured_time_s, measured_backward_time_s, kernels, colocation_group, pinned_device, phase, layer, forward_op)"},
+        BadDoc{R"({"format": "devplace-graph", "ops": [{"name": "a", "type": "T", "forward_op": "zz"}]})",
+               "g.json: ops[0] ('a').forward_op: names no op 'zz'"},
+        BadDoc{R"({"format": "devplace-graph", "ops": []})", "g.json: graph has no ops"},
+        BadDoc{R"([1, 2])", "g.json: top level: expected an object, got [1,2]"}));
+
+}  // namespace
+}  // namespace devplace

@@ -1,0 +1,77 @@
+// cpu, single-gpu and round-robin: where they put ops, kernels and pins honoured.
+#include <gtest/gtest.h>
+
+#include "../test_clusters.h"
+#include "cost/cost_model.h"
+#include "graph/builder.h"
+#include "place/placer.h"
+#include "sim/simulator.h"
+#include "zoo/zoo.h"
+
+namespace devplace {
+namespace {
+
+Placement run_placer(const std::string& name, const Problem& p) {
+  Simulator sim(p);
+  Rng rng(7);
+  std::unique_ptr<Placer> placer = make_placer(name).value();
+  Placement pl = placer->place(p, sim, Budget{}, rng).value();
+  EXPECT_TRUE(check_placement(p, pl).ok()) << name;
+  return pl;
+}
+
+TEST(SimplePlacers, PutOpsWhereTheirNamesSay) {
+  Graph g = build_zoo_model("layered:layers=4,width=2").value();
+  Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  Problem p = Problem::create(g, c, *cost).value();
+  for (DeviceId d : run_placer("cpu", p).device_of_op) EXPECT_EQ(d, 0);
+  for (DeviceId d : run_placer("single-gpu", p).device_of_op) EXPECT_EQ(d, 1);
+  // Round-robin deals groups over the two GPUs: both get about half.
+  Placement rr = run_placer("round-robin", p);
+  int on_gpu0 = 0, on_gpu1 = 0;
+  for (GroupId grp = 0; grp < g.num_groups(); ++grp) {
+    const DeviceId d = rr.device_of_op[g.group_ops(grp).front()];
+    EXPECT_NE(d, 0);
+    (d == 1 ? on_gpu0 : on_gpu1)++;
+  }
+  EXPECT_LE(std::abs(on_gpu0 - on_gpu1), 1);
+}
+
+TEST(SimplePlacers, CpuOnlyOpsAndPinsWin) {
+  GraphBuilder b("g");
+  const OpId a = b.add_op("a", "Op");
+  const TensorId at = b.add_output(a, "a:0", {4}, DType::kFloat32);
+  b.mutable_op(a).kernel_mask = 1u << static_cast<int>(DeviceKind::kCpu);
+  const OpId m = b.add_op("m", "Op");
+  b.add_input(m, at);
+  const OpId pinned = b.add_op("pinned", "Op");
+  b.mutable_op(pinned).pinned_device = "/gpu:1";
+  Graph g = std::move(b).build().value();
+  Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  Problem p = Problem::create(g, c, *cost).value();
+  Placement single = run_placer("single-gpu", p);
+  EXPECT_EQ(single.device_of_op, (std::vector<DeviceId>{0, 1, 2}));
+  Placement cpu = run_placer("cpu", p);
+  EXPECT_EQ(cpu.device_of_op, (std::vector<DeviceId>{0, 0, 2}));
+}
+
+TEST(SimplePlacers, UnknownNameListsTheKnownOnes) {
+  Result<std::unique_ptr<Placer>> p = make_placer("hef");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message(), "unknown placer 'hef' (known: cpu, single-gpu, round-robin)");
+}
+
+TEST(SimplePlacers, SameSeedSamePlacement) {
+  Graph g = build_zoo_model("layered:layers=5,width=3").value();
+  Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  Problem p = Problem::create(g, c, *cost).value();
+  for (const PlacerInfo& info : placer_registry()) {
+    EXPECT_EQ(run_placer(std::string(info.name), p), run_placer(std::string(info.name), p)) << info.name;
+  }
+}
+
+}  // namespace
+}  // namespace devplace
