@@ -1,10 +1,10 @@
 // File: graph_source.cc
-// Graph source resolution and format detection.
+// Graph source resolution: zoo specs, and files by format detection.
 #include "io/graph_source.h"
 
-#include "common/file_io.h"
-#include "common/json_reader.h"
-#include "io/native_json.h"
+#include <fstream>
+
+#include "io/importer.h"
 #include "zoo/zoo.h"
 
 namespace devplace {
@@ -12,14 +12,17 @@ namespace devplace {
 namespace {
 
 Result<Graph> read_graph_file(const std::string& path) {
-  DEVPLACE_ASSIGN_OR_RETURN(std::string text, read_text_file(path));
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') {
-    DEVPLACE_ASSIGN_OR_RETURN(json::Json doc, json::parse_text(text, path));
-    if (is_native_graph_json(doc)) return graph_from_json(doc, path);
-    return invalid_input(path + ": a JSON file, but not a devplace graph (expected \"format\": \"devplace-graph\")");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return not_found(path + ": cannot read file");
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  std::string known;
+  for (const Importer& imp : importer_registry()) {
+    if (imp.detect(path, head)) return imp.read(path);
+    known += (known.empty() ? "" : "; ") + std::string(imp.description);
   }
-  return invalid_input(path + ": unknown graph format (supported: devplace graph JSON; or zoo:NAME)");
+  return invalid_input(path + ": unknown graph format (supported: " + known + "; or zoo:NAME)");
 }
 
 }  // namespace

@@ -82,7 +82,9 @@ TEST_P(Preset, LoadsWithConnectedDevicesAndCitedNumbers) {
   EXPECT_TRUE(c.value().first_device_of_kind(DeviceKind::kGpu).has_value());
   for (DeviceId a = 0; a < c.value().num_devices(); ++a) {
     for (DeviceId b = 0; b < c.value().num_devices(); ++b) {
-      if (a != b) EXPECT_GT(c.value().route(a, b).bandwidth_bytes_per_s, 0);
+      if (a != b) {
+        EXPECT_GT(c.value().route(a, b).bandwidth_bytes_per_s, 0);
+      }
     }
   }
 }

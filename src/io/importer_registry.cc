@@ -1,0 +1,27 @@
+// File: importer_registry.cc
+// The table of graph importers, one line each, asked in this order.
+#include <string>
+
+#include "io/importer.h"
+#include "io/native_json.h"
+
+namespace devplace {
+
+namespace {
+
+// The format marker, or any ".json" file (the reader then says what is wrong with it).
+bool detect_native_json(const std::string& path, std::string_view head) {
+  const bool json_suffix = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  return json_suffix || head.find("\"devplace-graph\"") != std::string_view::npos;
+}
+
+}  // namespace
+
+const std::vector<Importer>& importer_registry() {
+  static const std::vector<Importer> registry = {
+      {"devplace-json", "devplace graph JSON (docs/formats.md)", &detect_native_json, &read_native_json},
+  };
+  return registry;
+}
+
+}  // namespace devplace
