@@ -14,12 +14,6 @@ namespace devplace {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool contains_any(const std::string& haystack, std::initializer_list<std::string_view> needles) {
   for (std::string_view n : needles) {
     if (haystack.find(n) != std::string::npos) return true;
@@ -31,7 +25,7 @@ bool contains_any(const std::string& haystack, std::initializer_list<std::string
 enum class Saved { kInputs, kOutputs, kNothing };
 
 Saved saved_for_backward(std::string_view op_type) {
-  const std::string t = lower(op_type);
+  const std::string t = lowercase(op_type);
   if (contains_any(t, {"relu", "sigmoid", "tanh", "softmax", "exp", "gelu", "elu"})) return Saved::kOutputs;
   static constexpr std::array<std::string_view, 16> kNothing = {
       "add", "sub", "addn", "identity", "reshape", "flatten", "concat", "concatv2", "split",
@@ -157,13 +151,11 @@ Result<Graph> expand_training_step(const Graph& fwd, const TrainingOptions& opti
     return op.colocation_group.empty() ? op.name : op.colocation_group;
   };
 
-  // Returns the single gradient tensor of forward tensor t (summing parts if needed).
-  auto gradient_of = [&](TensorId t) -> TensorId {
-    std::vector<TensorId>& parts = grad_parts[t];
-    if (parts.size() <= 1) return parts.empty() ? kNoId : parts.front();
+  // Adds an op summing `inputs` (gradients of forward tensor t) and returns its output.
+  auto add_sum = [&](TensorId t, const std::string& name, const std::vector<TensorId>& inputs) {
     const Tensor& ft = fwd.tensor(t);
     const OpId producer = ft.producer;
-    const OpId sum = b.add_op(ft.name + "/grad_sum", "AddN");
+    const OpId sum = b.add_op(name, "AddN");
     Op& s = b.mutable_op(sum);
     s.phase = OpPhase::kBackward;
     s.forward_op = producer;
@@ -172,9 +164,27 @@ Result<Graph> expand_training_step(const Graph& fwd, const TrainingOptions& opti
     s.kernel_mask = fwd.op(producer).kernel_mask;
     s.pinned_device = fwd.op(producer).pinned_device;
     const double elements = static_cast<double>(ft.bytes) / dtype_size_bytes(ft.dtype);
-    s.flops = elements * static_cast<double>(parts.size() - 1);
-    for (TensorId p : parts) b.add_input(sum, p);
-    const TensorId out = b.add_output(sum, ft.name + "/grad_sum:0", ft.shape, ft.dtype, ft.bytes);
+    s.flops = elements * static_cast<double>(inputs.size() - 1);
+    int64_t bytes = 0;
+    for (TensorId p : inputs) {
+      b.add_input(sum, p);
+      bytes = std::max(bytes, b.tensor(p).bytes);
+    }
+    return b.add_output(sum, name + ":0", ft.shape, ft.dtype, bytes);
+  };
+
+  // Returns the single gradient tensor of forward tensor t (summing parts if needed).
+  auto gradient_of = [&](TensorId t) -> TensorId {
+    std::vector<TensorId>& parts = grad_parts[t];
+    if (parts.size() <= 1) return parts.empty() ? kNoId : parts.front();
+    const std::string base = fwd.tensor(t).name + "/grad_sum";
+    TensorId out = kNoId;
+    if (options.aggregation == GradientAggregation::kAddN) {
+      out = add_sum(t, base, parts);
+    } else {
+      out = parts.front();
+      for (size_t k = 1; k < parts.size(); ++k) out = add_sum(t, base + (k + 1 == parts.size() ? "" : "_" + std::to_string(k)), {out, parts[k]});
+    }
     parts.assign(1, out);
     return out;
   };
@@ -219,10 +229,14 @@ Result<Graph> expand_training_step(const Graph& fwd, const TrainingOptions& opti
         break;
     }
     int k = 0;
-    for (TensorId t : f.inputs) {
+    const bool sparse_table_gradient = is_gather_op_type(f.type);
+    for (size_t i = 0; i < f.inputs.size(); ++i) {
+      const TensorId t = f.inputs[i];
       if (!tensor_needs_grad[t]) continue;
       const Tensor& ft = fwd.tensor(t);
-      const TensorId g = b.add_output(bw, f.name + "/grad:" + std::to_string(k++), ft.shape, ft.dtype, ft.bytes);
+      int64_t bytes = ft.bytes;
+      if (sparse_table_gradient && i == 0 && !f.outputs.empty()) bytes = std::min(bytes, fwd.tensor(f.outputs[0]).bytes);
+      const TensorId g = b.add_output(bw, f.name + "/grad:" + std::to_string(k++), ft.shape, ft.dtype, bytes);
       grad_parts[t].push_back(g);
     }
     if (f.parameter_bytes > 0) {

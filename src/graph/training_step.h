@@ -13,7 +13,9 @@
 //   ops); this is what keeps forward activations alive until the backward pass.
 //   It writes one gradient per differentiable input, and the parameter gradient
 //   if X holds parameters. A tensor read by several ops gets its gradients
-//   summed by an "AddN" op.
+//   summed (GradientAggregation). The gradient of a Gather's table is sparse
+//   (the rows it read), as TensorFlow's IndexedSlices: its bytes are the
+//   Gather's output bytes, not the table's.
 // - Backward FLOPs: 2x forward for matmul/conv/gemm/recurrent/attention ops (a
 //   gradient for the input and one for the weights), 1x for everything else.
 //   Measured forward times scale by the same factor unless the op carries a
@@ -38,8 +40,21 @@ enum class Optimizer : uint8_t { kSgd, kMomentum, kAdam };
 std::optional<Optimizer> parse_optimizer(std::string_view name);  // "sgd", "momentum", "adam"
 std::string_view optimizer_name(Optimizer optimizer);
 
+// How the gradients of a tensor read by several ops are summed.
+enum class GradientAggregation : uint8_t {
+  // A running sum: each part is added to an accumulator as it is produced
+  // (PyTorch's autograd accumulation; TensorFlow's ACCUMULATE_N), so only
+  // one partial sum is alive. The default.
+  kAccumulate,
+  // One AddN over all parts, which waits for every part (TensorFlow's
+  // default ADD_N): all parts are alive at once, e.g. every time step's
+  // weight gradient of an unrolled RNN.
+  kAddN,
+};
+
 struct TrainingOptions {
   Optimizer optimizer = Optimizer::kAdam;
+  GradientAggregation aggregation = GradientAggregation::kAccumulate;
 };
 
 // Optimizer state per parameter byte: sgd 0, momentum 1, adam 2.

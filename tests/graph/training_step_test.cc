@@ -112,3 +112,59 @@ TEST(TrainingStep, ForwardOpsAndTensorsKeepTheirIds) {
 
 }  // namespace
 }  // namespace devplace
+
+namespace devplace {
+namespace {
+
+// w (weights) read by three MatMuls, plus an embedding table read by a Gather.
+Graph shared_weights() {
+  GraphBuilder b("shared");
+  const OpId w = b.add_op("w", "VariableV2");
+  b.mutable_op(w).parameter_bytes = 64;
+  const TensorId wt = b.add_output(w, "w:0", {4, 4}, DType::kFloat32);
+  const OpId x = b.add_op("x", "Input");
+  const TensorId xt = b.add_output(x, "x:0", {2, 4}, DType::kFloat32);
+  std::vector<TensorId> outs;
+  for (int i = 0; i < 3; ++i) {
+    const OpId mm = b.add_op("mm" + std::to_string(i), "MatMul");
+    b.add_input(mm, xt);
+    b.add_input(mm, wt);
+    outs.push_back(b.add_output(mm, "mm" + std::to_string(i) + ":0", {2, 4}, DType::kFloat32));
+  }
+  const OpId table = b.add_op("table", "VariableV2");
+  b.mutable_op(table).parameter_bytes = 4000;
+  const TensorId tt = b.add_output(table, "table:0", {1000, 1}, DType::kFloat32);
+  const OpId ids = b.add_op("ids", "Input");
+  const TensorId it = b.add_output(ids, "ids:0", {2}, DType::kInt32);
+  const OpId gather = b.add_op("gather", "Gather");
+  b.add_input(gather, tt);
+  b.add_input(gather, it);
+  outs.push_back(b.add_output(gather, "gather:0", {2, 1}, DType::kFloat32));
+  const OpId loss = b.add_op("loss", "Loss");
+  for (TensorId t : outs) b.add_input(loss, t);
+  b.add_output(loss, "loss:0", {}, DType::kFloat32);
+  return std::move(b).build().value();
+}
+
+TEST(TrainingStep, AccumulateSumsAsPartsArriveAddNWaitsForAll) {
+  Graph acc = expand_training_step(shared_weights(), TrainingOptions{Optimizer::kSgd, GradientAggregation::kAccumulate}).value();
+  // Three parts: two running sums, each of two inputs.
+  ASSERT_TRUE(acc.find_op("w:0/grad_sum_1").has_value());
+  ASSERT_TRUE(acc.find_op("w:0/grad_sum").has_value());
+  EXPECT_EQ(acc.op(*acc.find_op("w:0/grad_sum")).inputs.size(), 2u);
+  Graph addn = expand_training_step(shared_weights(), TrainingOptions{Optimizer::kSgd, GradientAggregation::kAddN}).value();
+  EXPECT_FALSE(addn.find_op("w:0/grad_sum_1").has_value());
+  EXPECT_EQ(addn.op(*addn.find_op("w:0/grad_sum")).inputs.size(), 3u);
+  EXPECT_EQ(acc.num_ops(), addn.num_ops() + 1);
+}
+
+TEST(TrainingStep, GatherTableGradientIsSparse) {
+  Graph g = expand_training_step(shared_weights(), TrainingOptions{}).value();
+  // gather/grad's gradient for the 4000-byte table covers only the 2 rows read: 8 bytes.
+  EXPECT_EQ(g.tensor(*g.find_tensor("gather/grad:0")).bytes, 8);
+  ASSERT_TRUE(g.find_tensor("mm0/grad:0").has_value());  // x:0 (an input) has no gradient: :0 is w's
+  EXPECT_EQ(g.tensor(*g.find_tensor("mm0/grad:0")).bytes, 64);  // dense for a MatMul's weights
+}
+
+}  // namespace
+}  // namespace devplace
