@@ -8,6 +8,10 @@ packages=(
   nlohmann-json3-dev                             # JSON reader/writer (header-only)
   libgtest-dev libgmock-dev googletest           # GoogleTest through CTest
   libbenchmark-dev                               # Google Benchmark (devplace_bench)
+  libonnx-dev libprotobuf-dev protobuf-compiler  # ONNX importer (libonnx + shape inference)
+  python3-torch python3-torchvision python3-onnx # tools/export_torch.py, ONNX fixtures (/usr/bin/python3)
+  libopenblas0-pthread                           # fast BLAS for torch (the reference BLAS is ~7x slower)
+  clang libclang-rt-14-dev                       # libFuzzer targets for the importers
 )
 
 missing=()

@@ -16,5 +16,7 @@ Status run_inspect(const ArgList& args);
 Status run_simulate(const ArgList& args);
 Status run_cluster(const ArgList& args);
 Status run_methods(const ArgList& args);
+Status run_zoo(const ArgList& args);
+Status run_convert(const ArgList& args);
 
 }  // namespace devplace::cli

@@ -27,6 +27,8 @@ const Command kCommands[] = {
     {"simulate", "simulate one training step of a placed graph on a cluster", &devplace::cli::run_simulate},
     {"cluster", "list the cluster presets or show one (cluster list | cluster show NAME)", &devplace::cli::run_cluster},
     {"methods", "list the placement methods", &devplace::cli::run_methods},
+    {"zoo", "list the built-in models (zoo list)", &devplace::cli::run_zoo},
+    {"convert", "write any graph source as a devplace graph JSON file", &devplace::cli::run_convert},
 };
 
 void print_usage(std::FILE* out) {

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "place/cpu.h"
+#include "place/expert.h"
 #include "place/placer.h"
 #include "place/round_robin.h"
 #include "place/single_gpu.h"
@@ -22,6 +23,7 @@ const std::vector<PlacerInfo>& placer_registry() {
       {"single-gpu", "every op on the first GPU, CPU-only ops on the CPU (the paper's single-GPU baseline)",
        &make<SingleGpuPlacer>},
       {"round-robin", "co-location groups dealt in topological order over the GPUs", &make<RoundRobinPlacer>},
+      {"expert", "the papers' hand-made placement: contiguous layer blocks on successive GPUs", &make<ExpertPlacer>},
   };
   return registry;
 }

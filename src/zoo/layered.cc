@@ -1,6 +1,6 @@
 // File: layered.cc
-// zoo:layered (see layered.h).
-#include "zoo/layered.h"
+// zoo:layered, a synthetic layered network for tests and benchmarks (see builders.h).
+#include "zoo/builders.h"
 
 #include <string>
 

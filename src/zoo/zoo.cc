@@ -5,12 +5,17 @@
 #include <charconv>
 
 #include "graph/training_step.h"
-#include "zoo/layered.h"
+#include "zoo/builders.h"
 
 namespace devplace {
 
 const std::vector<ZooModel>& zoo_registry() {
   static const std::vector<ZooModel> registry = {
+      {"rnnlm", "2-layer LSTM language model, hidden 2048, 40 steps, batch 64 (ICML 2017)", &build_rnnlm},
+      {"nmt", "LSTM encoder-decoder with attention, hidden 1024, 40+40 steps, batch 64, layers=2|4|8", &build_nmt},
+      {"inception_v3", "Inception-V3, 299x299x3, batch 32 (ICML 2017)", &build_inception_v3},
+      {"resnet50", "ResNet-50, 224x224x3, batch 32", &build_resnet50},
+      {"transformer", "Transformer base, 6+6 layers, d_model 512, batch 32 x 128 tokens", &build_transformer},
       {"layered", "synthetic layered MatMul network (layers, width, fanin, batch, hidden)", &build_layered},
   };
   return registry;
@@ -75,11 +80,15 @@ Result<Graph> build_zoo_model(std::string_view spec) {
   DEVPLACE_ASSIGN_OR_RETURN(const std::string optimizer_text, options.get_string("optimizer", "adam"));
   std::optional<Optimizer> optimizer = parse_optimizer(optimizer_text);
   if (!optimizer) return invalid_input("zoo:" + name + ": option optimizer=" + optimizer_text + ": expected sgd, momentum or adam");
+  DEVPLACE_ASSIGN_OR_RETURN(const std::string aggregation_text, options.get_string("aggregation", "accumulate"));
+  if (aggregation_text != "accumulate" && aggregation_text != "addn")
+    return invalid_input("zoo:" + name + ": option aggregation=" + aggregation_text + ": expected accumulate or addn");
   DEVPLACE_ASSIGN_OR_RETURN(Graph forward, model->build(options));
   DEVPLACE_RETURN_IF_ERROR(options.check_all_used());
   if (training == 0) return forward;
   TrainingOptions t;
   t.optimizer = *optimizer;
+  t.aggregation = aggregation_text == "addn" ? GradientAggregation::kAddN : GradientAggregation::kAccumulate;
   return expand_training_step(forward, t);
 }
 

@@ -2,7 +2,8 @@
 // The built-in models, addressed as "zoo:NAME[:key=value,...]" wherever a
 // graph source is expected. Each builder makes a forward graph with the
 // builder API; unless the spec says training=0 it is then expanded into a
-// training step (graph/training_step.h), with optimizer=sgd|momentum|adam.
+// training step (graph/training_step.h), with optimizer=sgd|momentum|adam
+// and aggregation=accumulate|addn (how shared tensors sum their gradients).
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,37 @@
+// File: convert.cc
+// `devplace convert`: any graph source written as a native JSON graph.
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "io/graph_source.h"
+#include "io/native_json.h"
+
+namespace devplace::cli {
+
+namespace {
+const CommandSpec kSpec = {
+    "devplace convert --graph SRC --out FILE.json [--training]",
+    "Reads any graph source (a file of any supported format, or zoo:NAME[:k=v,...]) and writes it as a\n"
+    "devplace graph JSON file (docs/formats.md).",
+    {{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
+     {"out", "FILE", "the native JSON file to write", true},
+     {"training", "", "expand a forward-only graph file into a training step first"}},
+};
+}  // namespace
+
+Status run_convert(const ArgList& argv) {
+  DEVPLACE_ASSIGN_OR_RETURN(Args args, Args::parse(kSpec, argv));
+  if (args.help_requested()) {
+    std::cout << help_text(kSpec);
+    return Status::ok_status();
+  }
+  GraphLoadOptions load;
+  load.training = args.flag("training");
+  DEVPLACE_ASSIGN_OR_RETURN(Graph g, load_graph(*args.get("graph"), load));
+  DEVPLACE_RETURN_IF_ERROR(write_native_json(g, *args.get("out")));
+  std::cout << "wrote " << *args.get("out") << ": " << g.num_ops() << " ops, " << g.num_edges() << " edges\n";
+  return Status::ok_status();
+}
+
+}  // namespace devplace::cli
