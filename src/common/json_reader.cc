@@ -76,6 +76,11 @@ Result<Json> parse_text(std::string_view text, const std::string& source) {
     if (cut != std::string::npos) detail = detail.substr(cut + 7);
     else if (detail.rfind(": ") != std::string::npos) detail = detail.substr(detail.rfind(": ") + 2);
     return invalid_input(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": malformed JSON: " + detail);
+  } catch (const Json::exception& e) {
+    // Valid syntax the library cannot hold, e.g. a number beyond double range (1e999).
+    std::string detail = e.what();
+    if (const size_t cut = detail.find("] "); cut != std::string::npos) detail = detail.substr(cut + 2);
+    return invalid_input(source + ": malformed JSON: " + detail);
   }
 }
 

@@ -137,3 +137,16 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace devplace
+
+namespace devplace {
+namespace {
+
+TEST(JsonReader, NumbersBeyondDoubleRangeAreAnErrorNotACrash) {
+  // Found by fuzz_native_json.
+  Result<json::Json> doc = json::parse_text("8e878", "f.json");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().message(), "f.json: malformed JSON: number overflow parsing '8e878'");
+}
+
+}  // namespace
+}  // namespace devplace

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for
+# FUZZ_SECONDS (default 20) from the seed corpus under fuzz/corpus/, then
+# prints how many inputs each ran without a crash. Exits non-zero on a crash.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-20}
+
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEVPLACE_FUZZ=ON \
+  -DDEVPLACE_BUILD_TESTS=OFF -DDEVPLACE_BUILD_BENCH=OFF >/dev/null
+targets=$(cd build-fuzz && ninja -t targets all | sed -n 's|^\(fuzz/fuzz_[a-z_]*\): .*|\1|p' | sort -u)
+ninja -C build-fuzz $(for t in $targets; do printf '%s ' "$t"; done) >/dev/null
+
+status=0
+for t in $targets; do
+  name=${t#fuzz/fuzz_}
+  work=$(mktemp -d)
+  cp -r "fuzz/corpus/$name/." "$work/" 2>/dev/null || true
+  log="build-fuzz/$name.log"
+  if "build-fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+       -artifact_prefix="build-fuzz/crash-$name-" "$work" >"$log" 2>&1; then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    echo "fuzz $name: $runs inputs in ${seconds}s, no crash"
+  else
+    echo "fuzz $name: CRASH (see $log and build-fuzz/crash-$name-*)"
+    tail -20 "$log"
+    status=1
+  fi
+  rm -rf "$work"
+done
+exit $status
