@@ -33,6 +33,8 @@ Simulator::Simulator(const Problem& problem) : problem_(problem) {
   num_ops_ = g.num_ops();
   num_tensors_ = g.num_tensors();
   num_devices_ = c.num_devices();
+  // Event codes hold an id in 25 bits and sequence numbers count to 2^32.
+  DEVPLACE_CHECK(num_ops_ < (1 << 25) && num_tensors_ < (1 << 25) && num_devices_ <= kMaxDevices);
 
   input_begin_.reserve(num_ops_ + 1);
   output_begin_.reserve(num_ops_ + 1);
@@ -98,7 +100,8 @@ Result<Evaluation> Simulator::evaluate(const Placement& placement) {
 }
 
 void Simulator::push_event(double time, int32_t target, int32_t device) {
-  events_.push_back({time, seq_++, target, device});
+  const uint32_t dev = device == kNoId ? kOpDone : static_cast<uint32_t>(device);
+  events_.push_back({time, seq_++, (static_cast<uint32_t>(target) << 7) | dev});
   std::push_heap(events_.begin(), events_.end(), EventLater{});
 }
 
@@ -217,9 +220,14 @@ Status Simulator::run(const Placement& placement, const SimOptions& options) {
   std::fill(busy_.begin(), busy_.end(), 0);
   std::fill(sent_.begin(), sent_.end(), kNoId);
   std::fill(channel_free_s_.begin(), channel_free_s_.end(), 0.0);
-  std::fill(uses_.begin(), uses_.end(), 0);
+  // A completed run leaves every count at zero (each reader of each copy
+  // finished), so the 4-bytes-per-(tensor, device) array is cleared only
+  // after a run that stopped early.
+  if (!uses_clean_) std::fill(uses_.begin(), uses_.end(), 0);
+  uses_clean_ = false;
   events_.clear();
   seq_ = 0;
+  DEVPLACE_CHECK(static_cast<uint64_t>(num_ops_) + static_cast<uint64_t>(consumers_.size()) < (uint64_t{1} << 32));
   num_done_ = 0;
 
   for (OpId op = 0; op < num_ops_; ++op) {
@@ -257,13 +265,16 @@ Status Simulator::run(const Placement& placement, const SimOptions& options) {
     const Event e = events_.back();
     events_.pop_back();
     now = e.time;
-    if (e.device == kNoId) {
-      finish_op(e.target, now);
+    const int32_t target = static_cast<int32_t>(e.code >> 7);
+    const uint32_t device = e.code & 127u;
+    if (device == kOpDone) {
+      finish_op(target, now);
     } else {
-      arrive(e.target, e.device, now);
+      arrive(target, static_cast<DeviceId>(device), now);
     }
   }
   DEVPLACE_CHECK(num_done_ == num_ops_);  // the graph is acyclic, so every op runs
+  uses_clean_ = true;
 
   result_.step_time_s = now;
   result_.oom = false;

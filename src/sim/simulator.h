@@ -100,12 +100,13 @@ class Simulator : public Evaluator {
   const SimResult& result() const { return result_; }
 
  private:
+  // 16 bytes, so that the heap stays small in cache.
   struct Event {
     double time;
-    uint64_t seq;    // issue order: events at equal times run first-issued first
-    int32_t target;  // op (kind op-done) or tensor (kind arrival)
-    int32_t device;  // kNoId for op-done; the destination for an arrival
+    uint32_t seq;   // issue order: events at equal times run first-issued first
+    uint32_t code;  // (target << 7) | device: an op and kOpDone, or a tensor and its destination
   };
+  static constexpr uint32_t kOpDone = 127;
   struct Ready {
     double time;
     int32_t topo;
@@ -140,13 +141,14 @@ class Simulator : public Evaluator {
   bool record_ = false;
   std::vector<int32_t> pending_;   // per op: inputs not yet on its device
   std::vector<int32_t> uses_;      // per (tensor, device): readers left of that copy
+  bool uses_clean_ = true;         // uses_ is all zero
   std::vector<TensorId> sent_;     // per device: last tensor sent there (dedup)
   std::vector<char> busy_;         // per device
   std::vector<std::vector<Ready>> ready_;  // per device: heap
   std::vector<Event> events_;      // heap
   std::vector<double> channel_free_s_;
   std::vector<int64_t> memory_;
-  uint64_t seq_ = 0;
+  uint32_t seq_ = 0;
   int64_t num_done_ = 0;
   SimResult result_;
 };
