@@ -40,6 +40,7 @@ CliRun devplace(const std::string& args) {
                           " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
   const int status = std::system(cmd.c_str());
   CliRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "out"), slurp(dir / "err")};
+  fs::remove_all(dir);
   return r;
 }
 
