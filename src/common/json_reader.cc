@@ -43,21 +43,22 @@ int64_t as_int(const Json& v) {
   return static_cast<int64_t>(v.get<double>());
 }
 
-Result<double> number_at(const Json& v, const std::string& at, bool positive) {
+// The field's path is built only for an error: reading a large file calls these millions of times.
+Result<double> number_at(const Json& v, const std::string& where, std::string_view key, bool positive) {
   const char* expected = positive ? "expected a positive number" : "expected a non-negative number";
-  if (!v.is_number()) return invalid_input(at + ": " + expected + ", got " + brief(v));
-  const double d = v.get<double>();
-  if (!std::isfinite(d) || d < 0 || (positive && d == 0)) return invalid_input(at + ": " + expected + ", got " + brief(v));
-  return d;
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d >= 0 && !(positive && d == 0)) return d;
+  }
+  return invalid_input(join(where, key) + ": " + expected + ", got " + brief(v));
 }
 
-Result<int64_t> int_at(const Json& v, const std::string& at, int64_t min_value, const char* expected) {
-  if (!is_integer(v)) return invalid_input(at + ": " + expected + ", got " + brief(v));
-  const int64_t i = as_int(v);
-  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
-    return invalid_input(at + ": " + expected + ", got " + brief(v));
-  if (i < min_value) return invalid_input(at + ": " + expected + ", got " + brief(v));
-  return i;
+Result<int64_t> int_at(const Json& v, const std::string& where, std::string_view key, int64_t min_value, const char* expected) {
+  if (is_integer(v) && !(v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))) {
+    const int64_t i = as_int(v);
+    if (i >= min_value) return i;
+  }
+  return invalid_input(join(where, key) + ": " + expected + ", got " + brief(v));
 }
 
 }  // namespace
@@ -141,38 +142,38 @@ Result<std::string> get_string_or(const Json& obj, std::string_view key, const s
 
 Result<double> get_nonnegative(const Json& obj, std::string_view key, const std::string& where) {
   DEVPLACE_ASSIGN_OR_RETURN(const Json* v, member(obj, key, where));
-  return number_at(*v, join(where, key), false);
+  return number_at(*v, where, key, false);
 }
 
 Result<double> get_nonnegative_or(const Json& obj, std::string_view key, const std::string& where, double fallback) {
   if (!obj.contains(key)) return fallback;
-  return number_at(obj.at(key), join(where, key), false);
+  return number_at(obj.at(key), where, key, false);
 }
 
 Result<double> get_positive(const Json& obj, std::string_view key, const std::string& where) {
   DEVPLACE_ASSIGN_OR_RETURN(const Json* v, member(obj, key, where));
-  return number_at(*v, join(where, key), true);
+  return number_at(*v, where, key, true);
 }
 
 Result<int64_t> get_nonnegative_int(const Json& obj, std::string_view key, const std::string& where) {
   DEVPLACE_ASSIGN_OR_RETURN(const Json* v, member(obj, key, where));
-  return int_at(*v, join(where, key), 0, "expected a non-negative integer");
+  return int_at(*v, where, key, 0, "expected a non-negative integer");
 }
 
 Result<int64_t> get_nonnegative_int_or(const Json& obj, std::string_view key, const std::string& where,
                                        int64_t fallback) {
   if (!obj.contains(key)) return fallback;
-  return int_at(obj.at(key), join(where, key), 0, "expected a non-negative integer");
+  return int_at(obj.at(key), where, key, 0, "expected a non-negative integer");
 }
 
 Result<int64_t> get_positive_int(const Json& obj, std::string_view key, const std::string& where) {
   DEVPLACE_ASSIGN_OR_RETURN(const Json* v, member(obj, key, where));
-  return int_at(*v, join(where, key), 1, "expected a positive integer");
+  return int_at(*v, where, key, 1, "expected a positive integer");
 }
 
 Result<int64_t> get_int_or(const Json& obj, std::string_view key, const std::string& where, int64_t fallback) {
   if (!obj.contains(key)) return fallback;
-  return int_at(obj.at(key), join(where, key), INT64_MIN, "expected an integer");
+  return int_at(obj.at(key), where, key, INT64_MIN, "expected an integer");
 }
 
 }  // namespace devplace::json
