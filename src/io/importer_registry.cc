@@ -4,6 +4,7 @@
 
 #include "io/importer.h"
 #include "io/native_json.h"
+#include "io/onnx_importer.h"
 #include "io/pipedream_importer.h"
 
 namespace devplace {
@@ -21,6 +22,7 @@ bool detect_native_json(const std::string& path, std::string_view head) {
 const std::vector<Importer>& importer_registry() {
   static const std::vector<Importer> registry = {
       {"devplace-json", "devplace graph JSON (docs/formats.md)", &detect_native_json, &read_native_json},
+      {"onnx", "ONNX model .onnx (docs/formats.md)", &detect_onnx_model, &read_onnx_model},
       {"pipedream", "PipeDream layer profile graph.txt (docs/formats.md)", &detect_pipedream_profile, &read_pipedream_profile},
   };
   return registry;

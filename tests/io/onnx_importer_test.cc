@@ -1,0 +1,135 @@
+// ONNX import: torchvision and torch.nn exports (tools/make_onnx_fixtures.py),
+// parameters equal to torch's count, hand-checked FLOPs, training
+// expansion, and one exact message per kind of bad file.
+#include "io/onnx_importer.h"
+
+#include <gtest/gtest.h>
+
+#include "common/file_io.h"
+#include "common/json_reader.h"
+#include "io/graph_source.h"
+
+namespace devplace {
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(DEVPLACE_TESTDATA_DIR) + "/io/testdata/onnx/" + name; }
+
+Graph load(const std::string& name) {
+  Result<Graph> g = read_onnx_model(fixture(name));
+  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message());
+  return std::move(g).value();
+}
+
+// The op named `name`; fails the test (and returns op 0) if there is none.
+const Op& op_named(const Graph& g, const std::string& name) {
+  std::optional<OpId> id = g.find_op(name);
+  EXPECT_TRUE(id.has_value()) << "no op " << name;
+  return g.op(id.value_or(0));
+}
+
+double flops_of_type(const Graph& g, const std::string& type) {
+  double sum = 0;
+  for (const Op& op : g.ops()) {
+    if (op.type == type) sum += op.flops;
+  }
+  return sum;
+}
+
+class OnnxFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxFixture, ParametersAreTorchsCount) {
+  // expected.json holds sum(p.numel() * 4) over model.parameters(), computed by torch.
+  json::Json expected = json::parse_file(fixture("expected.json")).value();
+  Graph g = load(GetParam());
+  EXPECT_EQ(g.total_parameter_bytes(), expected[GetParam()]["parameter_bytes"].get<int64_t>());
+  EXPECT_GT(g.total_flops(), 0);
+  // One op per node plus the data input(s).
+  EXPECT_GE(g.num_ops(), expected[GetParam()]["nodes"].get<int>() + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Exports, OnnxFixture,
+                         ::testing::Values("resnet18.onnx", "mobilenet_v2.onnx", "attention.onnx", "lstm.onnx"));
+
+TEST(OnnxImporter, ConvGemmAndLstmFlopsFollowTheShapes) {
+  Graph r = load("resnet18.onnx");
+  // conv1: batch 4, 3x224x224 -> 64x112x112 with 7x7 kernels: 2 * (4*64*112*112) * (3*7*7).
+  EXPECT_DOUBLE_EQ(op_named(r, "/conv1/Conv").flops, 2.0 * 4 * 64 * 112 * 112 * 3 * 7 * 7);
+  // fc: [4, 512] x [512, 1000].
+  EXPECT_DOUBLE_EQ(flops_of_type(r, "Gemm"), 2.0 * 4 * 512 * 1000);
+  EXPECT_FALSE(op_named(r, "x").has_kernel(DeviceKind::kGpu));  // data stays on the host
+  // 2 LSTM layers (32 -> 64, 64 -> 64), 10 steps, batch 4:
+  // per step 2*batch*(in+hidden)*4*hidden for the gates plus 10*batch*hidden for the cell.
+  Graph l = load("lstm.onnx");
+  const double layer1 = 10 * (2.0 * 4 * (32 + 64) * 4 * 64 + 10.0 * 4 * 64);
+  const double layer2 = 10 * (2.0 * 4 * (64 + 64) * 4 * 64 + 10.0 * 4 * 64);
+  EXPECT_DOUBLE_EQ(flops_of_type(l, "LSTM"), layer1 + layer2);
+}
+
+TEST(OnnxImporter, LayerMarksComeFromTorchModulePaths) {
+  Graph r = load("resnet18.onnx");
+  const int32_t layer1 = op_named(r, "/layer1/layer1.0/conv1/Conv").layer;
+  const int32_t layer4 = op_named(r, "/layer4/layer4.1/conv2/Conv").layer;
+  EXPECT_GE(layer1, 0);
+  EXPECT_GT(layer4, layer1);
+  EXPECT_EQ(op_named(r, "/layer1/layer1.1/conv2/Conv").layer, layer1);
+}
+
+TEST(OnnxImporter, TrainingExpansionThroughTheGraphSource) {
+  GraphLoadOptions options;
+  options.training = true;
+  Result<Graph> g = load_graph(fixture("resnet18.onnx"), options);
+  ASSERT_TRUE(g.ok()) << g.error().message();
+  EXPECT_TRUE(g.value().has_backward());
+  EXPECT_TRUE(g.value().find_op("/conv1/Conv/grad").has_value());
+}
+
+TEST(OnnxImporter, UnknownOpTypesCostTheirBytes) {
+  ::testing::internal::CaptureStderr();
+  Graph g = load("custom_op.onnx");
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err, "devplace: warning: " + fixture("custom_op.onnx") + ": 1 ops have no cost rule and cost only their bytes: FancyOp (1)\n");
+  EXPECT_EQ(op_named(g, "fancy").flops, 0);
+}
+
+struct Bad {
+  const char* file;
+  const char* message;  // after "PATH: "
+};
+
+void PrintTo(const Bad& b, std::ostream* os) { *os << b.file; }
+
+class OnnxBadFile : public ::testing::TestWithParam<Bad> {};
+
+TEST_P(OnnxBadFile, OneLineNamingTheFile) {
+  Result<Graph> g = read_onnx_model(fixture(GetParam().file));
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().message(), fixture(GetParam().file) + ": " + GetParam().message);
+  EXPECT_TRUE(g.error().is_user_error());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, OnnxBadFile,
+    ::testing::Values(
+        Bad{"truncated.onnx", "not an ONNX model (the protobuf does not parse: truncated or corrupted file?)"},
+        Bad{"random_bytes.onnx", "not an ONNX model (the protobuf does not parse: truncated or corrupted file?)"},
+        Bad{"not_a_model.onnx", "not an ONNX model (no graph with nodes; a protobuf of another kind?)"},
+        Bad{"empty_graph.onnx", "not an ONNX model (no graph with nodes; a protobuf of another kind?)"},
+        Bad{"dangling_input.onnx", "node 'conv1' (#1): input 'x' names no tensor"},
+        // Found by fuzz_onnx: ONNX 1.12's shape inference crashed on it; it is now rejected before.
+        Bad{"fuzz_unsorted_nodes.onnx", "node '/lstm/Shape_2' (#160): input '/lstm/Sqneeze_output_0' names no tensor"},
+        Bad{"symbolic_batch.onnx",
+            "input 'x' has a symbolic dimension 'batch' (dim 0): export the model with fixed shapes (no dynamic axes)"},
+        Bad{"unknown_shape.onnx",
+            "node 'reshape' (#1): output 'reshaped' has unknown dimensions after shape inference (they depend on run-time "
+            "values); export the model with fixed shapes"}));
+
+TEST(OnnxImporter, SyntheticModelWithWeightsImports) {
+  const std::string path = ::testing::TempDir() + "/synthetic.onnx";
+  ASSERT_TRUE(write_synthetic_onnx_model(path, 8 << 20).ok());  // 2 Gemm layers of 1024 x 1024 floats
+  Graph g = read_onnx_model(path).value();
+  EXPECT_EQ(g.total_parameter_bytes(), 2 * 1024 * 1024 * 4);
+  EXPECT_DOUBLE_EQ(flops_of_type(g, "Gemm"), 2 * 2.0 * 32 * 1024 * 1024);
+}
+
+}  // namespace
+}  // namespace devplace

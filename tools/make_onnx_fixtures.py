@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""make_onnx_fixtures.py: regenerates the ONNX test fixtures of tests/io/testdata/onnx/.
+
+Good fixtures are topology-only exports (export_params=False: weights become
+graph inputs, no data is stored, so each file is a few KB) of small torch
+models at a small fixed batch, in training mode (batch normalization stays a
+BatchNormalization node instead of being folded into the convolution):
+
+  resnet18.onnx        torchvision resnet18, batch 4, 3x224x224
+  mobilenet_v2.onnx    torchvision mobilenet_v2, batch 2, 3x224x224 (depthwise convolutions)
+  attention.onnx       one transformer encoder block (4 heads, d=64), batch 2, 16 tokens
+  lstm.onnx            2-layer LSTM (32 -> 64), 10 steps, batch 4, and a Linear head
+  symbolic_batch.onnx  a 2-layer MLP exported with a symbolic batch dimension
+
+Bad fixtures, each for one error message:
+
+  truncated.onnx       the first 40% of resnet18.onnx
+  random_bytes.onnx    4 KiB of seeded random bytes
+  not_a_model.onnx     a valid protobuf (an ONNX TensorProto), but no model
+  empty_graph.onnx     a model whose graph has no nodes
+  dangling_input.onnx  node 'conv1' (#1) reads 'x', which nothing produces
+  unknown_shape.onnx   a Reshape to a shape given at run time (a graph input)
+
+And one that imports with a warning:
+
+  custom_op.onnx       a Relu, then an op of a custom domain that no cost rule knows
+
+expected.json records, per good fixture, what torch says: the number of
+ONNX nodes and graph inputs, parameter_bytes (sum of p.numel() * 4 over
+model.parameters()) and buffer_bytes (the float buffers the graph reads:
+batch-norm running statistics).
+
+Run with Debian's interpreter (it has python3-torch): /usr/bin/python3 tools/make_onnx_fixtures.py
+"""
+import io
+import json
+import os
+import random
+import warnings
+
+import onnx
+import torch
+import torchvision
+from onnx import TensorProto, helper
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "io", "testdata", "onnx")
+OPSET = 17  # LayerNormalization is an ONNX op from opset 17
+
+
+class EncoderBlock(torch.nn.Module):
+    """Self-attention (separate q/k/v projections, scaled dot product) and a GELU MLP, post-norm."""
+
+    def __init__(self, d=64, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.q = torch.nn.Linear(d, d)
+        self.k = torch.nn.Linear(d, d)
+        self.v = torch.nn.Linear(d, d)
+        self.o = torch.nn.Linear(d, d)
+        self.ln1 = torch.nn.LayerNorm(d)
+        self.ff1 = torch.nn.Linear(d, 4 * d)
+        self.ff2 = torch.nn.Linear(4 * d, d)
+        self.ln2 = torch.nn.LayerNorm(d)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        h = self.heads
+
+        def split(y):
+            return y.reshape(b, t, h, d // h).transpose(1, 2)
+
+        q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+        a = torch.softmax(q @ k.transpose(-2, -1) / (d // h) ** 0.5, dim=-1)
+        y = (a @ v).transpose(1, 2).reshape(b, t, d)
+        x = self.ln1(x + self.o(y))
+        return self.ln2(x + self.ff2(torch.nn.functional.gelu(self.ff1(x))))
+
+
+class TinyLstm(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(32, 64, num_layers=2)
+        self.fc = torch.nn.Linear(64, 10)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.fc(y)
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def export(model, example, dynamic_axes=None):
+    model.train()
+    f = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (example,), f, export_params=False, opset_version=OPSET,
+                          training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
+                          input_names=["x"], output_names=["y"], dynamic_axes=dynamic_axes)
+    return f.getvalue()
+
+
+def torch_facts(model, data):
+    proto = onnx.load_from_string(data)
+    input_names = {i.name for i in proto.graph.input}
+    buffers = sum(b.numel() * b.element_size() for name, b in model.named_buffers()
+                  if b.is_floating_point() and name in input_names)
+    return {
+        "nodes": len(proto.graph.node),
+        "graph_inputs": len(proto.graph.input),
+        "parameter_bytes": sum(p.numel() * 4 for p in model.parameters()),
+        "buffer_bytes": buffers,
+        "bytes": len(data),
+    }
+
+
+def write(name, data):
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data)
+
+
+def model_bytes(nodes, inputs, outputs, name, initializers=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)]).SerializeToString()
+
+
+def main():
+    torch.manual_seed(0)
+    os.makedirs(OUT, exist_ok=True)
+    expected = {}
+    good = [
+        ("resnet18.onnx", torchvision.models.resnet18(), torch.randn(4, 3, 224, 224), None),
+        ("mobilenet_v2.onnx", torchvision.models.mobilenet_v2(), torch.randn(2, 3, 224, 224), None),
+        ("attention.onnx", EncoderBlock(), torch.randn(2, 16, 64), None),
+        ("lstm.onnx", TinyLstm(), torch.randn(10, 4, 32), None),
+        ("symbolic_batch.onnx", Mlp(), torch.randn(3, 16), {"x": {0: "batch"}, "y": {0: "batch"}}),
+    ]
+    for name, model, example, dynamic_axes in good:
+        data = export(model, example, dynamic_axes)
+        write(name, data)
+        expected[name] = torch_facts(model, data)
+
+    resnet = open(os.path.join(OUT, "resnet18.onnx"), "rb").read()
+    write("truncated.onnx", resnet[: len(resnet) * 2 // 5])
+    rng = random.Random(20240601)
+    write("random_bytes.onnx", bytes(rng.randrange(256) for _ in range(4096)))
+    write("not_a_model.onnx", helper.make_tensor("", TensorProto.FLOAT, [2, 3], [0.5] * 6).SerializeToString())
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 8, 8])
+    write("empty_graph.onnx", model_bytes([], [x], [y], "empty"))
+
+    # Node #1 'conv1' reads 'x', which is neither a graph input, an initializer nor a node output.
+    img = helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 8, 8])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 4, 6, 6])
+    w = helper.make_tensor("conv1.weight", TensorProto.FLOAT, [4, 3, 3, 3], [0.0] * 108)
+    write("dangling_input.onnx", model_bytes(
+        [helper.make_node("Relu", ["image"], ["r"], name="relu0"),
+         helper.make_node("Conv", ["x", "conv1.weight"], ["out"], name="conv1")],
+        [img], [out], "dangling", [w]))
+
+    # The Reshape's target shape is a graph input: known only at run time.
+    data = helper.make_tensor_value_info("data", TensorProto.FLOAT, [4, 6])
+    shape = helper.make_tensor_value_info("shape", TensorProto.INT64, [2])
+    reshaped = helper.make_tensor_value_info("reshaped", TensorProto.FLOAT, ["rows", "cols"])
+    write("unknown_shape.onnx", model_bytes(
+        [helper.make_node("Relu", ["data"], ["r"], name="relu"),
+         helper.make_node("Reshape", ["r", "shape"], ["reshaped"], name="reshape")],
+        [data, shape], [reshaped], "unknown_shape"))
+
+    # An op no cost rule knows, its output shape given in value_info.
+    c_in = helper.make_tensor_value_info("c_in", TensorProto.FLOAT, [2, 8])
+    c_mid = helper.make_tensor_value_info("c_mid", TensorProto.FLOAT, [2, 8])
+    c_out = helper.make_tensor_value_info("c_out", TensorProto.FLOAT, [2, 8])
+    graph = helper.make_graph([helper.make_node("Relu", ["c_in"], ["c_mid"], name="relu"),
+                               helper.make_node("FancyOp", ["c_mid"], ["c_out"], name="fancy", domain="com.example")],
+                              "custom", [c_in], [c_out], value_info=[c_mid])
+    write("custom_op.onnx", helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
+                                                                     helper.make_opsetid("com.example", 1)]).SerializeToString())
+
+    with open(os.path.join(OUT, "expected.json"), "w") as f:
+        json.dump(expected, f, indent=1, sort_keys=True)
+        f.write("\n")
+    for name in sorted(os.listdir(OUT)):
+        print(f"{os.path.getsize(os.path.join(OUT, name)):8d}  {name}")
+
+
+if __name__ == "__main__":
+    main()
