@@ -4,6 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/graph_options.h"
 #include "io/graph_source.h"
 #include "io/native_json.h"
 
@@ -16,7 +17,8 @@ const CommandSpec kSpec = {
     "devplace graph JSON file (docs/formats.md).",
     {{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
      {"out", "FILE", "the native JSON file to write", true},
-     {"training", "", "expand a forward-only graph file into a training step first"}},
+     {"training", "", "expand a forward-only graph file into a training step first"},
+     {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"}},
 };
 }  // namespace
 
@@ -26,8 +28,7 @@ Status run_convert(const ArgList& argv) {
     std::cout << help_text(kSpec);
     return Status::ok_status();
   }
-  GraphLoadOptions load;
-  load.training = args.flag("training");
+  DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
   DEVPLACE_ASSIGN_OR_RETURN(Graph g, load_graph(*args.get("graph"), load));
   DEVPLACE_RETURN_IF_ERROR(write_native_json(g, *args.get("out")));
   std::cout << "wrote " << *args.get("out") << ": " << g.num_ops() << " ops, " << g.num_edges() << " edges\n";

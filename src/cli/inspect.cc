@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/graph_options.h"
 #include "common/json_reader.h"
 #include "io/graph_source.h"
 
@@ -32,13 +33,7 @@ Status run_inspect(const ArgList& argv) {
     std::cout << help_text(kSpec);
     return Status::ok_status();
   }
-  GraphLoadOptions load;
-  load.training = args.flag("training");
-  if (auto o = args.get("optimizer")) {
-    auto parsed = parse_optimizer(*o);
-    if (!parsed) return invalid_input("--optimizer: expected sgd, momentum or adam, got '" + *o + "'");
-    load.optimizer = *parsed;
-  }
+  DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
   DEVPLACE_ASSIGN_OR_RETURN(Graph g, load_graph(*args.get("graph"), load));
 
   std::map<std::string, int> type_counts;

@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/graph_options.h"
 #include "cli/placement_source.h"
 #include "cluster/cluster_json.h"
 #include "common/json_reader.h"
@@ -28,6 +29,7 @@ const CommandSpec kSpec = {
      {"cluster", "CL", "cluster JSON file or preset name", true},
      {"placement", "PL", "placement file or method name", true},
      {"training", "", "expand a forward-only graph file into a training step first"},
+     {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
      {"seed", "N", "seed for randomized methods (default 1)"},
      {"trace", "FILE", "write a Chrome trace (open in ui.perfetto.dev or chrome://tracing)"},
      {"out", "FILE", "write the placement used (.csv for CSV, else JSON)"},
@@ -109,8 +111,7 @@ Status run_simulate(const ArgList& argv) {
     return Status::ok_status();
   }
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t seed, args.get_int_or("seed", 1));
-  GraphLoadOptions load;
-  load.training = args.flag("training");
+  DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
   DEVPLACE_ASSIGN_OR_RETURN(Graph graph, load_graph(*args.get("graph"), load));
   DEVPLACE_ASSIGN_OR_RETURN(Cluster cluster, load_cluster(*args.get("cluster")));
   std::unique_ptr<CostModel> cost = make_default_cost_model();

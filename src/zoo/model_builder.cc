@@ -86,28 +86,18 @@ TensorId ModelBuilder::dense(const std::string& name, TensorId x, int64_t units,
   return bias_add(name + "/BiasAdd", y, b);
 }
 
-TensorId ModelBuilder::add(const std::string& name, TensorId a, TensorId b) {
+TensorId ModelBuilder::elementwise(const std::string& name, const std::string& type, TensorId a, TensorId b) {
   const Shape s = shape(a);
-  const OpId op = new_op(name, "Add", static_cast<double>(elements(s)));
+  const OpId op = new_op(name, type, static_cast<double>(elements(s)));
   b_.add_input(op, a);
   b_.add_input(op, b);
   return out(op, s);
 }
 
-TensorId ModelBuilder::mul(const std::string& name, TensorId a, TensorId b) {
-  const Shape s = shape(a);
-  const OpId op = new_op(name, "Mul", static_cast<double>(elements(s)));
-  b_.add_input(op, a);
-  b_.add_input(op, b);
-  return out(op, s);
-}
-
+TensorId ModelBuilder::add(const std::string& name, TensorId a, TensorId b) { return elementwise(name, "Add", a, b); }
+TensorId ModelBuilder::mul(const std::string& name, TensorId a, TensorId b) { return elementwise(name, "Mul", a, b); }
 TensorId ModelBuilder::bias_add(const std::string& name, TensorId x, TensorId bias) {
-  const Shape s = shape(x);
-  const OpId op = new_op(name, "BiasAdd", static_cast<double>(elements(s)));
-  b_.add_input(op, x);
-  b_.add_input(op, bias);
-  return out(op, s);
+  return elementwise(name, "BiasAdd", x, bias);
 }
 
 TensorId ModelBuilder::unary(const std::string& name, const std::string& type, TensorId x, double flops_per_element) {

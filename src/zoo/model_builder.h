@@ -87,6 +87,8 @@ class ModelBuilder {
  private:
   std::string full(const std::string& name) const { return scope_.empty() ? name : scope_ + "/" + name; }
   OpId new_op(const std::string& name, const std::string& type, double flops);
+  // One FLOP per element of a's shape (b broadcasts, e.g. a bias).
+  TensorId elementwise(const std::string& name, const std::string& type, TensorId a, TensorId b);
   TensorId out(OpId op, Shape shape, DType dtype = DType::kFloat32);
   static int64_t elements(const Shape& s);
 
