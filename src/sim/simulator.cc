@@ -76,6 +76,7 @@ Simulator::Simulator(const Problem& problem) : problem_(problem) {
   route_begin_.push_back(static_cast<int32_t>(route_channels_.size()));
 
   pending_.resize(num_ops_);
+  duration_s_.resize(num_ops_);
   uses_.resize(static_cast<size_t>(num_tensors_) * num_devices_);
   sent_.resize(num_devices_);
   busy_.resize(num_devices_);
@@ -131,7 +132,7 @@ void Simulator::start_next(DeviceId device, double now) {
   heap.pop_back();
   busy_[device] = 1;
   for (int32_t i = output_begin_[op]; i < output_begin_[op + 1]; ++i) allocate(device, tensor_bytes_[outputs_[i]], now);
-  const double duration = problem_.op_time_s(op, device);
+  const double duration = duration_s_[op];
   DeviceStats& s = result_.devices[device];
   s.busy_s += duration;
   ++s.num_ops;
@@ -235,7 +236,8 @@ Status Simulator::run(const Placement& placement, const SimOptions& options) {
     if (d < 0 || d >= num_devices_)
       return invalid_input("op '" + problem_.graph().op(op).name + "': device #" + std::to_string(d) +
                            " is not in the cluster");
-    if (!std::isfinite(problem_.op_time_s(op, d)))
+    duration_s_[op] = problem_.op_time_s(op, d);
+    if (!std::isfinite(duration_s_[op]))
       return invalid_input("op '" + problem_.graph().op(op).name + "': placed on '" + problem_.cluster().device(d).name +
                            "', which has no kernel for it");
     result_.devices[d].resident_bytes += resident_bytes_[op];

@@ -140,6 +140,7 @@ class Simulator : public Evaluator {
   const DeviceId* device_of_ = nullptr;
   bool record_ = false;
   std::vector<int32_t> pending_;   // per op: inputs not yet on its device
+  std::vector<double> duration_s_; // per op: its time on its device (a compact copy of the cost table's column)
   std::vector<int32_t> uses_;      // per (tensor, device): readers left of that copy
   bool uses_clean_ = true;         // uses_ is all zero
   std::vector<TensorId> sent_;     // per device: last tensor sent there (dedup)
