@@ -141,23 +141,18 @@ TensorId ModelBuilder::transpose(const std::string& name, TensorId x, Shape s) {
   return out(op, std::move(s));
 }
 
-TensorId ModelBuilder::batch_norm(const std::string& name, TensorId x) {
+TensorId ModelBuilder::normalization(const std::string& name, const std::string& type, TensorId x,
+                                     double flops_per_element) {
   const Shape s = shape(x);
   const TensorId scale_offset = variable(name + "/gamma_beta", {2, s.back()});
-  const OpId op = new_op(name, "FusedBatchNorm", 4.0 * static_cast<double>(elements(s)));
+  const OpId op = new_op(name, type, flops_per_element * static_cast<double>(elements(s)));
   b_.add_input(op, x);
   b_.add_input(op, scale_offset);
   return out(op, s);
 }
 
-TensorId ModelBuilder::layer_norm(const std::string& name, TensorId x) {
-  const Shape s = shape(x);
-  const TensorId scale_offset = variable(name + "/gamma_beta", {2, s.back()});
-  const OpId op = new_op(name, "LayerNorm", 5.0 * static_cast<double>(elements(s)));
-  b_.add_input(op, x);
-  b_.add_input(op, scale_offset);
-  return out(op, s);
-}
+TensorId ModelBuilder::batch_norm(const std::string& name, TensorId x) { return normalization(name, "FusedBatchNorm", x, 4); }
+TensorId ModelBuilder::layer_norm(const std::string& name, TensorId x) { return normalization(name, "LayerNorm", x, 5); }
 
 TensorId ModelBuilder::pool(const std::string& name, const std::string& type, TensorId x, int64_t k, int64_t stride,
                             bool same_padding) {

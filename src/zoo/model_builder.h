@@ -89,6 +89,8 @@ class ModelBuilder {
   OpId new_op(const std::string& name, const std::string& type, double flops);
   // One FLOP per element of a's shape (b broadcasts, e.g. a bias).
   TensorId elementwise(const std::string& name, const std::string& type, TensorId a, TensorId b);
+  // A normalization with its [2, channels] scale-and-offset Variable.
+  TensorId normalization(const std::string& name, const std::string& type, TensorId x, double flops_per_element);
   TensorId out(OpId op, Shape shape, DType dtype = DType::kFloat32);
   static int64_t elements(const Shape& s);
 
