@@ -15,7 +15,7 @@
 
 #include "cluster/cluster_json.h"
 #include "cost/cost_model.h"
-#include "place/round_robin.h"
+#include "place/run_placer.h"
 #include "sim/simulator.h"
 #include "zoo/zoo.h"
 
@@ -45,8 +45,9 @@ struct BenchProblem {
 
 Placement round_robin(const Problem& p) {
   Simulator sim(p);
-  Rng rng(1);
-  return RoundRobinPlacer().place(p, sim, Budget{}, rng).value();
+  PlacerRunOptions options;
+  options.grouping.kind = GroupingKind::kColocation;  // the finest groups: the most transfers
+  return run_placer("round-robin", p, sim, options).value().placement;
 }
 
 Placement layer_blocks(const Problem& p) {

@@ -12,6 +12,7 @@ packages=(
   python3-torch python3-torchvision python3-onnx # tools/export_torch.py, ONNX fixtures (/usr/bin/python3)
   libopenblas0-pthread                           # fast BLAS for torch (the reference BLAS is ~7x slower)
   clang libclang-rt-14-dev                       # libFuzzer targets for the importers
+  libscotch-dev libmetis-dev                     # graph partitioners behind the scotch, mincut and metis placers
 )
 
 missing=()

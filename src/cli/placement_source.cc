@@ -6,6 +6,7 @@
 
 #include "io/placement_file.h"
 #include "place/placer.h"
+#include "place/run_placer.h"
 #include "sim/simulator.h"
 
 namespace devplace::cli {
@@ -16,12 +17,11 @@ Result<ResolvedPlacement> resolve_placement(const std::string& spec, const Probl
   if (!is_file) {
     for (const PlacerInfo& info : placer_registry()) {
       if (info.name != spec) continue;
-      std::unique_ptr<Placer> placer = info.make();
       Simulator sim(problem);
-      Rng rng(seed);
-      DEVPLACE_ASSIGN_OR_RETURN(Placement p, placer->place(problem, sim, Budget{}, rng));
-      DEVPLACE_RETURN_IF_ERROR(check_placement(problem, p));
-      return ResolvedPlacement{std::move(p), spec};
+      PlacerRunOptions options;
+      options.seed = seed;
+      DEVPLACE_ASSIGN_OR_RETURN(PlacerRun run, run_placer(spec, problem, sim, options));
+      return ResolvedPlacement{std::move(run.placement), spec};
     }
     if (spec.find('.') == std::string::npos && spec.find('/') == std::string::npos) {
       std::string known;

@@ -8,12 +8,12 @@
 
 namespace devplace {
 
-Result<Placement> CpuPlacer::place(const Problem& problem, Evaluator&, const Budget&, Rng&) {
-  std::optional<DeviceId> cpu = problem.cluster().first_device_of_kind(DeviceKind::kCpu);
+Result<Placement> CpuPlacer::place(const PlaceContext& ctx) {
+  std::optional<DeviceId> cpu = ctx.problem.cluster().first_device_of_kind(DeviceKind::kCpu);
   const DeviceId preferred = cpu ? *cpu : 0;
-  std::vector<DeviceId> groups(problem.graph().num_groups());
-  for (GroupId g = 0; g < problem.graph().num_groups(); ++g) groups[g] = choose_allowed_device(problem, g, preferred);
-  return placement_from_groups(problem.graph(), groups);
+  std::vector<DeviceId> groups(ctx.grouping.num_groups());
+  for (int32_t g = 0; g < ctx.grouping.num_groups(); ++g) groups[g] = choose_allowed_device(ctx.problem, ctx.grouping, g, preferred);
+  return ctx.grouping.to_placement(groups);
 }
 
 }  // namespace devplace

@@ -9,7 +9,7 @@ namespace devplace {
 class CpuPlacer : public Placer {
  public:
   std::string_view name() const override { return "cpu"; }
-  Result<Placement> place(const Problem& problem, Evaluator& evaluator, const Budget& budget, Rng& rng) override;
+  Result<Placement> place(const PlaceContext& context) override;
 };
 
 }  // namespace devplace

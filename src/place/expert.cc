@@ -8,7 +8,8 @@
 
 namespace devplace {
 
-Result<Placement> ExpertPlacer::place(const Problem& problem, Evaluator&, const Budget&, Rng&) {
+Result<Placement> ExpertPlacer::place(const PlaceContext& ctx) {
+  const Problem& problem = ctx.problem;
   const Graph& g = problem.graph();
   const Cluster& c = problem.cluster();
   std::vector<DeviceId> gpus;
@@ -38,15 +39,15 @@ Result<Placement> ExpertPlacer::place(const Problem& problem, Evaluator&, const 
   const int64_t num_marks = std::max<int32_t>(max_mark + 1, 1);
   const int64_t num_gpus = static_cast<int64_t>(gpus.size());
 
-  // A group takes the device of its first op's mark (its forward op: groups
-  // are numbered by their first op, and training expansion appends backward ops).
-  std::vector<DeviceId> groups(g.num_groups());
-  for (GroupId grp = 0; grp < g.num_groups(); ++grp) {
-    const int32_t m = mark[g.group_ops(grp).front()];
+  // A group takes the device of its first op's mark (its first op in
+  // topological order: a forward op, since backward ops follow their forward op).
+  std::vector<DeviceId> groups(ctx.grouping.num_groups());
+  for (int32_t grp = 0; grp < ctx.grouping.num_groups(); ++grp) {
+    const int32_t m = mark[ctx.grouping.ops(grp).front()];
     const DeviceId d = gpus[m < 0 ? 0 : static_cast<size_t>(m * num_gpus / num_marks)];
-    groups[grp] = choose_allowed_device(problem, grp, d);
+    groups[grp] = choose_allowed_device(problem, ctx.grouping, grp, d);
   }
-  return placement_from_groups(g, groups);
+  return ctx.grouping.to_placement(groups);
 }
 
 }  // namespace devplace

@@ -19,7 +19,7 @@ namespace devplace {
 class ExpertPlacer : public Placer {
  public:
   std::string_view name() const override { return "expert"; }
-  Result<Placement> place(const Problem& problem, Evaluator& evaluator, const Budget& budget, Rng& rng) override;
+  Result<Placement> place(const PlaceContext& context) override;
 };
 
 }  // namespace devplace

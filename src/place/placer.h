@@ -13,6 +13,7 @@
 
 #include "common/rng.h"
 #include "common/status.h"
+#include "group/grouping.h"
 #include "sim/evaluator.h"
 #include "sim/placement.h"
 #include "sim/problem.h"
@@ -25,12 +26,25 @@ struct Budget {
   int64_t evaluations = 0;
 };
 
+// Everything a placer may use. The grouping is built from the problem;
+// placers assign its groups, so a returned placement honours it.
+struct PlaceContext {
+  const Problem& problem;
+  const Grouping& grouping;
+  Evaluator& evaluator;
+  Budget budget;
+  Rng& rng;
+};
+
 class Placer {
  public:
   virtual ~Placer() = default;
   virtual std::string_view name() const = 0;
-  // Returns a placement that passes check_placement(problem, ...).
-  virtual Result<Placement> place(const Problem& problem, Evaluator& evaluator, const Budget& budget, Rng& rng) = 0;
+  // Returns a placement that passes check_placement(problem, ...) and puts
+  // each group of the grouping on one device. Placers that see several
+  // candidates never return one that runs out of memory when they saw one
+  // that does not.
+  virtual Result<Placement> place(const PlaceContext& context) = 0;
 };
 
 struct PlacerInfo {

@@ -9,7 +9,7 @@ namespace devplace {
 class SingleGpuPlacer : public Placer {
  public:
   std::string_view name() const override { return "single-gpu"; }
-  Result<Placement> place(const Problem& problem, Evaluator& evaluator, const Budget& budget, Rng& rng) override;
+  Result<Placement> place(const PlaceContext& context) override;
 };
 
 }  // namespace devplace

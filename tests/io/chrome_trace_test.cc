@@ -5,7 +5,7 @@
 
 #include "../test_clusters.h"
 #include "cost/cost_model.h"
-#include "place/round_robin.h"
+#include "place/run_placer.h"
 #include "zoo/zoo.h"
 
 namespace devplace {
@@ -17,9 +17,9 @@ TEST(ChromeTrace, OneSliceEachOpAndTransferHop) {
   auto cost = make_default_cost_model();
   Problem p = Problem::create(g, c, *cost).value();
   Simulator sim(p);
-  Rng rng(1);
-  RoundRobinPlacer rr;
-  Placement pl = rr.place(p, sim, Budget{}, rng).value();
+  PlacerRunOptions options;
+  options.grouping.kind = GroupingKind::kColocation;
+  Placement pl = run_placer("round-robin", p, sim, options).value().placement;
   ASSERT_TRUE(sim.run(pl, SimOptions{.record_timeline = true}).ok());
   const SimResult& r = sim.result();
   json::Json t = chrome_trace_json(p, r);

@@ -18,7 +18,7 @@
 #include "common/rng.h"
 #include "cost/cost_model.h"
 #include "io/graph_source.h"
-#include "place/placer.h"
+#include "place/run_placer.h"
 #include "sim/problem.h"
 #include "sim/simulator.h"
 
@@ -254,12 +254,9 @@ TEST(PipeDreamImporter, GnmtSingleGpuStepOnK80x4IsTheMeasuredTimesPlusUpdates) {
   Result<Problem> problem = Problem::create(g, cluster.value(), *cost);
   ASSERT_TRUE(problem.ok()) << problem.error().message();
   Simulator sim(problem.value());
-  Result<std::unique_ptr<Placer>> placer = make_placer("single-gpu");
-  ASSERT_TRUE(placer.ok());
-  Rng rng(1);
-  Result<Placement> placement = placer.value()->place(problem.value(), sim, Budget{}, rng);
-  ASSERT_TRUE(placement.ok()) << placement.error().message();
-  ASSERT_TRUE(sim.run(placement.value()).ok());
+  Result<PlacerRun> placed = run_placer("single-gpu", problem.value(), sim);
+  ASSERT_TRUE(placed.ok()) << placed.error().message();
+  ASSERT_TRUE(sim.run(placed.value().placement).ok());
   const double step_s = sim.result().step_time_s;
 
   // Everything but the data inputs runs, one op at a time, on /gpu:0: the
@@ -268,7 +265,7 @@ TEST(PipeDreamImporter, GnmtSingleGpuStepOnK80x4IsTheMeasuredTimesPlusUpdates) {
   const DeviceId gpu0 = *cluster.value().first_device_of_kind(DeviceKind::kGpu);
   double measured_s = 0, estimated_s = 0;
   for (OpId id = 0; id < g.num_ops(); ++id) {
-    if (placement.value().device_of_op[id] != gpu0) continue;
+    if (placed.value().placement.device_of_op[id] != gpu0) continue;
     if (g.op(id).has_measured_time(DeviceKind::kGpu)) {
       measured_s += g.op(id).measured_time_s[static_cast<int>(DeviceKind::kGpu)];
     } else {

@@ -1,6 +1,7 @@
 // The expert placement on the zoo's models, and its simulated step times
 // against the CPU-only and single-GPU baselines.
 #include "place/expert.h"
+#include "place/run_placer.h"
 
 #include <gtest/gtest.h>
 
@@ -21,8 +22,7 @@ struct Zoo {
     return load_cluster(name).value();
   }
   Placement place(const std::string& method) {
-    Rng rng(1);
-    Placement p = make_placer(method).value()->place(problem, sim, Budget{}, rng).value();
+    Placement p = run_placer(method, problem, sim).value().placement;
     EXPECT_TRUE(check_placement(problem, p).ok());
     return p;
   }

@@ -4,18 +4,19 @@
 #include "../test_clusters.h"
 #include "cost/cost_model.h"
 #include "graph/builder.h"
-#include "place/placer.h"
+#include "place/run_placer.h"
 #include "sim/simulator.h"
 #include "zoo/zoo.h"
 
 namespace devplace {
 namespace {
 
-Placement run_placer(const std::string& name, const Problem& p) {
+Placement place(const std::string& name, const Problem& p) {
   Simulator sim(p);
-  Rng rng(7);
-  std::unique_ptr<Placer> placer = make_placer(name).value();
-  Placement pl = placer->place(p, sim, Budget{}, rng).value();
+  PlacerRunOptions options;
+  options.seed = 7;
+  options.grouping.kind = GroupingKind::kColocation;
+  Placement pl = run_placer(name, p, sim, options).value().placement;
   EXPECT_TRUE(check_placement(p, pl).ok()) << name;
   return pl;
 }
@@ -25,10 +26,10 @@ TEST(SimplePlacers, PutOpsWhereTheirNamesSay) {
   Cluster c = testing::toy_cluster();
   auto cost = make_default_cost_model();
   Problem p = Problem::create(g, c, *cost).value();
-  for (DeviceId d : run_placer("cpu", p).device_of_op) EXPECT_EQ(d, 0);
-  for (DeviceId d : run_placer("single-gpu", p).device_of_op) EXPECT_EQ(d, 1);
+  for (DeviceId d : place("cpu", p).device_of_op) EXPECT_EQ(d, 0);
+  for (DeviceId d : place("single-gpu", p).device_of_op) EXPECT_EQ(d, 1);
   // Round-robin deals groups over the two GPUs: both get about half.
-  Placement rr = run_placer("round-robin", p);
+  Placement rr = place("round-robin", p);
   int on_gpu0 = 0, on_gpu1 = 0;
   for (GroupId grp = 0; grp < g.num_groups(); ++grp) {
     const DeviceId d = rr.device_of_op[g.group_ops(grp).front()];
@@ -51,9 +52,9 @@ TEST(SimplePlacers, CpuOnlyOpsAndPinsWin) {
   Cluster c = testing::toy_cluster();
   auto cost = make_default_cost_model();
   Problem p = Problem::create(g, c, *cost).value();
-  Placement single = run_placer("single-gpu", p);
+  Placement single = place("single-gpu", p);
   EXPECT_EQ(single.device_of_op, (std::vector<DeviceId>{0, 1, 2}));
-  Placement cpu = run_placer("cpu", p);
+  Placement cpu = place("cpu", p);
   EXPECT_EQ(cpu.device_of_op, (std::vector<DeviceId>{0, 0, 2}));
 }
 
@@ -69,7 +70,7 @@ TEST(SimplePlacers, SameSeedSamePlacement) {
   auto cost = make_default_cost_model();
   Problem p = Problem::create(g, c, *cost).value();
   for (const PlacerInfo& info : placer_registry()) {
-    EXPECT_EQ(run_placer(std::string(info.name), p), run_placer(std::string(info.name), p)) << info.name;
+    EXPECT_EQ(place(std::string(info.name), p), place(std::string(info.name), p)) << info.name;
   }
 }
 
