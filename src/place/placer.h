@@ -47,8 +47,19 @@ class Placer {
   virtual Result<Placement> place(const PlaceContext& context) = 0;
 };
 
+// Where a placer stands in a comparison (`devplace compare` orders and
+// selects methods by it).
+enum class PlacerRole {
+  kPaperBaseline,  // the paper's baselines: CPU only, single GPU, Scotch, MinCut, expert
+  kSimple,         // other naive placements: round-robin, random
+  kAlgorithm,      // fast placement algorithms that need no evaluator: HEFT, Baechi's m-*
+  kSearch,         // search guided by the evaluator within the budget: local search, RL
+  kReference,      // exact methods for tiny graphs only (not in comparisons by default)
+};
+
 struct PlacerInfo {
   std::string_view name;
+  PlacerRole role;
   std::string_view summary;  // one line for `devplace methods`
   std::unique_ptr<Placer> (*make)();
 };

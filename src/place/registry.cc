@@ -19,11 +19,12 @@ std::unique_ptr<Placer> make() {
 
 const std::vector<PlacerInfo>& placer_registry() {
   static const std::vector<PlacerInfo> registry = {
-      {"cpu", "every op on the CPU (the paper's CPU-only baseline)", &make<CpuPlacer>},
-      {"single-gpu", "every op on the first GPU, CPU-only ops on the CPU (the paper's single-GPU baseline)",
-       &make<SingleGpuPlacer>},
-      {"round-robin", "co-location groups dealt in topological order over the GPUs", &make<RoundRobinPlacer>},
-      {"expert", "the papers' hand-made placement: contiguous layer blocks on successive GPUs", &make<ExpertPlacer>},
+      {"cpu", PlacerRole::kPaperBaseline, "every op on the CPU (the paper's CPU-only baseline)", &make<CpuPlacer>},
+      {"single-gpu", PlacerRole::kPaperBaseline,
+       "every op on the first GPU, CPU-only ops on the CPU (the paper's single-GPU baseline)", &make<SingleGpuPlacer>},
+      {"expert", PlacerRole::kPaperBaseline,
+       "the papers' hand-made placement: contiguous layer blocks on successive GPUs", &make<ExpertPlacer>},
+      {"round-robin", PlacerRole::kSimple, "groups dealt in topological order over the GPUs", &make<RoundRobinPlacer>},
   };
   return registry;
 }
