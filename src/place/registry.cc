@@ -3,8 +3,15 @@
 #include <memory>
 
 #include "place/cpu.h"
+#include "place/exhaustive.h"
 #include "place/expert.h"
+#include "place/heft.h"
+#include "place/local_search.h"
+#include "place/m_etf.h"
+#include "place/m_sct.h"
+#include "place/m_topo.h"
 #include "place/placer.h"
+#include "place/random.h"
 #include "place/round_robin.h"
 #include "place/single_gpu.h"
 
@@ -25,6 +32,18 @@ const std::vector<PlacerInfo>& placer_registry() {
       {"expert", PlacerRole::kPaperBaseline,
        "the papers' hand-made placement: contiguous layer blocks on successive GPUs", &make<ExpertPlacer>},
       {"round-robin", PlacerRole::kSimple, "groups dealt in topological order over the GPUs", &make<RoundRobinPlacer>},
+      {"random", PlacerRole::kSimple, "each group on a device drawn uniformly from those it may use", &make<RandomPlacer>},
+      {"heft", PlacerRole::kAlgorithm, "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu 2002)",
+       &make<HeftPlacer>},
+      {"m-topo", PlacerRole::kAlgorithm, "Baechi's m-TOPO: groups in topological order fill GPU after GPU by memory",
+       &make<MTopoPlacer>},
+      {"m-etf", PlacerRole::kAlgorithm, "Baechi's m-ETF: earliest task first under the memory limits", &make<MEtfPlacer>},
+      {"m-sct", PlacerRole::kAlgorithm, "Baechi's m-SCT: m-ETF keeping each favourite child with its parent",
+       &make<MSctPlacer>},
+      {"local-search", PlacerRole::kSearch,
+       "simulated annealing and hill climbing over group moves, from the best of the above", &make<LocalSearchPlacer>},
+      {"exhaustive", PlacerRole::kReference, "every placement of a tiny graph (at most 1e6); the true optimum",
+       &make<ExhaustivePlacer>},
   };
   return registry;
 }

@@ -1,0 +1,31 @@
+// File: local_search.h
+// LocalSearchPlacer ("local-search"): simulated annealing over group moves,
+// scored by the evaluator, started from the best placement of the paper's
+// baselines and the fast algorithms (every registered placer of those
+// roles). A move puts one group on another device it may use: half the
+// time the device of a neighbouring group (so chains consolidate), else a
+// uniformly drawn one. Worse moves are accepted with probability
+// exp(-increase / T), T falling linearly from 5% of the starting cost to 0
+// over the budget; the last tenth of the budget is a hill climb from the
+// best placement seen, sweeping every single move. It returns the best
+// placement seen, so never one that runs out of memory when one that fits
+// was evaluated.
+//
+// Without a budget it makes kDefaultEvaluations evaluations, which is
+// deterministic for a seed; a budget in seconds stops by the clock.
+#pragma once
+
+#include <cstdint>
+
+#include "place/placer.h"
+
+namespace devplace {
+
+class LocalSearchPlacer : public Placer {
+ public:
+  static constexpr int64_t kDefaultEvaluations = 5000;
+  std::string_view name() const override { return "local-search"; }
+  Result<Placement> place(const PlaceContext& context) override;
+};
+
+}  // namespace devplace

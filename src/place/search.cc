@@ -1,0 +1,38 @@
+// File: search.cc
+// The search cost and the budget clock (see search.h).
+#include "place/search.h"
+
+#include <algorithm>
+
+namespace devplace {
+
+double search_cost_s(const Problem& problem, const Evaluation& evaluation) {
+  if (!evaluation.oom) return evaluation.step_time_s;
+  double over_bytes = 0;
+  for (DeviceId d = 0; d < problem.num_devices() && d < static_cast<DeviceId>(evaluation.peak_memory_bytes.size()); ++d) {
+    over_bytes += static_cast<double>(std::max<int64_t>(0, evaluation.peak_memory_bytes[d] - problem.cluster().device(d).memory_bytes));
+  }
+  return evaluation.step_time_s + 100.0 + over_bytes * 1e-9;
+}
+
+SearchClock::SearchClock(const Budget& budget, const Evaluator& evaluator, int64_t default_evaluations)
+    : evaluator_(&evaluator),
+      seconds_(budget.seconds),
+      evaluations_(budget.seconds <= 0 && budget.evaluations <= 0 ? default_evaluations : budget.evaluations),
+      start_evaluations_(evaluator.num_evaluations()),
+      start_(std::chrono::steady_clock::now()) {}
+
+double SearchClock::elapsed_s() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+bool SearchClock::exhausted() const { return progress() >= 1.0; }
+
+double SearchClock::progress() const {
+  double p = 0;
+  if (evaluations_ > 0) p = static_cast<double>(evaluator_->num_evaluations() - start_evaluations_) / static_cast<double>(evaluations_);
+  if (seconds_ > 0) p = std::max(p, elapsed_s() / seconds_);
+  return std::min(p, 1.0);
+}
+
+}  // namespace devplace

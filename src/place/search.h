@@ -1,0 +1,38 @@
+// File: search.h
+// What the searching placers (local-search, exhaustive, and later RL)
+// share: one cost that ranks placements, and a clock for the budget.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "place/placer.h"
+
+namespace devplace {
+
+// Seconds to minimise: the step time, plus, for a placement that runs out of
+// memory, a penalty of 100 s (TensorFlow's reward code in the paper uses the
+// same constant) and one second per GB over capacity, so that among OOM
+// placements the one that overflows less ranks higher. Any placement that
+// fits ranks above every one that does not.
+double search_cost_s(const Problem& problem, const Evaluation& evaluation);
+
+// The budget of one place() call, counted from construction.
+class SearchClock {
+ public:
+  // `default_evaluations` applies when the budget sets no limit at all.
+  SearchClock(const Budget& budget, const Evaluator& evaluator, int64_t default_evaluations);
+  bool exhausted() const;
+  // Share of the budget used, 0..1 (the larger of time and evaluations).
+  double progress() const;
+
+ private:
+  double elapsed_s() const;
+  const Evaluator* evaluator_;
+  double seconds_;
+  int64_t evaluations_;
+  int64_t start_evaluations_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace devplace
