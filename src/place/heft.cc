@@ -34,7 +34,7 @@ std::vector<double> heft_upward_ranks(const Problem& problem, const Grouping& gr
   return rank;
 }
 
-ListSchedule heft_schedule(const Problem& problem, const Grouping& grouping) {
+ListSchedule heft_schedule(const Problem& problem, const Grouping& grouping, const ListScheduleOptions& options) {
   const Graph& g = problem.graph();
   const std::vector<double> rank = heft_upward_ranks(problem, grouping);
   // Decreasing rank is a topological order: a producer's rank is at least its
@@ -42,7 +42,7 @@ ListSchedule heft_schedule(const Problem& problem, const Grouping& grouping) {
   std::vector<OpId> order(g.topo_order());
   std::stable_sort(order.begin(), order.end(), [&](OpId a, OpId b) { return rank[a] > rank[b]; });
 
-  ListSchedule schedule(problem, grouping);
+  ListSchedule schedule(problem, grouping, options);
   for (OpId op : order) {
     DeviceId best = kNoId;
     double best_finish = std::numeric_limits<double>::infinity(), best_start = 0;

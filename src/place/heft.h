@@ -19,7 +19,7 @@ std::vector<double> heft_upward_ranks(const Problem& problem, const Grouping& gr
 // The HEFT schedule: ops by decreasing upward rank (ties: topological
 // order), each on the eligible device where it finishes first, inserted into
 // the earliest idle gap that holds it.
-ListSchedule heft_schedule(const Problem& problem, const Grouping& grouping);
+ListSchedule heft_schedule(const Problem& problem, const Grouping& grouping, const ListScheduleOptions& options = {});
 
 class HeftPlacer : public Placer {
  public:

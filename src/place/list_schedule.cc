@@ -26,9 +26,10 @@ TransferCost mean_transfer_cost(const Problem& problem) {
   return mean;
 }
 
-ListSchedule::ListSchedule(const Problem& problem, const Grouping& grouping)
+ListSchedule::ListSchedule(const Problem& problem, const Grouping& grouping, const ListScheduleOptions& options)
     : problem_(&problem),
       grouping_(&grouping),
+      options_(options),
       device_of_op_(problem.num_ops(), kNoId),
       finish_s_(problem.num_ops(), 0.0),
       group_device_(grouping.num_groups(), kNoId),
@@ -66,7 +67,9 @@ double ListSchedule::plan_inputs(OpId op, DeviceId device, std::vector<Transfer>
     }
     const Route& route = problem_->cluster().route(from, device);
     double start = finish_s_[tensor.producer];
-    for (ChannelId ch : route.channels) start = std::max(start, channel_free(ch));
+    if (options_.link_contention) {
+      for (ChannelId ch : route.channels) start = std::max(start, channel_free(ch));
+    }
     const double end = start + problem_->transfer_time_s(tensor.bytes, from, device);
     for (ChannelId ch : route.channels) {
       bool found = false;

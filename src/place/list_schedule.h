@@ -30,9 +30,15 @@ namespace devplace {
 // list schedulers charge an edge before they know where its ends go.
 TransferCost mean_transfer_cost(const Problem& problem);
 
+struct ListScheduleOptions {
+  // Transfers wait for the channels of their route. Off: every transfer
+  // starts when its producer ends (the classic model of the HEFT paper).
+  bool link_contention = true;
+};
+
 class ListSchedule {
  public:
-  ListSchedule(const Problem& problem, const Grouping& grouping);
+  ListSchedule(const Problem& problem, const Grouping& grouping, const ListScheduleOptions& options = {});
 
   // Whether `op` may run on `device`: the group allows it, the group is not
   // bound elsewhere, and the memory it would add fits the device.
@@ -76,6 +82,7 @@ class ListSchedule {
 
   const Problem* problem_;
   const Grouping* grouping_;
+  ListScheduleOptions options_;
   std::vector<DeviceId> device_of_op_;
   std::vector<double> finish_s_;
   std::vector<DeviceId> group_device_;

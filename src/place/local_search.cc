@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <unordered_map>
 
 #include "place/search.h"
 
@@ -37,15 +40,42 @@ struct Scored {
   double cost = 0;
 };
 
+// Costs of the placements already evaluated, by their group devices.
+class CostCache {
+ public:
+  std::optional<double> find(const std::vector<DeviceId>& devices) const {
+    auto it = costs_.find(key(devices));
+    return it == costs_.end() ? std::nullopt : std::optional<double>(it->second);
+  }
+  void insert(const std::vector<DeviceId>& devices, double cost) { costs_.emplace(key(devices), cost); }
+
+ private:
+  static std::string key(const std::vector<DeviceId>& devices) {
+    return std::string(reinterpret_cast<const char*>(devices.data()), devices.size() * sizeof(DeviceId));
+  }
+  std::unordered_map<std::string, double> costs_;
+};
+
 }  // namespace
 
 Result<Placement> LocalSearchPlacer::place(const PlaceContext& ctx) {
   const Grouping& grouping = ctx.grouping;
   const int ng = grouping.num_groups();
+  const int nd = ctx.problem.num_devices();
   SearchClock clock(ctx.budget, ctx.evaluator, kDefaultEvaluations);
+  CostCache cache;
+  // Proposals, cached or not, are capped too, so a tiny problem whose every
+  // placement is cached still ends.
+  int64_t proposals = 0;
+  const int64_t max_proposals = 50 * std::max<int64_t>(ctx.budget.evaluations, kDefaultEvaluations);
+  auto done = [&] { return clock.exhausted() || proposals >= max_proposals; };
   auto score = [&](const std::vector<DeviceId>& devices) -> Result<double> {
+    ++proposals;
+    if (std::optional<double> cached = cache.find(devices)) return *cached;
     DEVPLACE_ASSIGN_OR_RETURN(Evaluation e, ctx.evaluator.evaluate(grouping.to_placement(devices)));
-    return search_cost_s(ctx.problem, e);
+    const double cost = search_cost_s(ctx.problem, e);
+    cache.insert(devices, cost);
+    return cost;
   };
 
   // Start from the best of the baselines and the fast algorithms.
@@ -69,52 +99,74 @@ Result<Placement> LocalSearchPlacer::place(const PlaceContext& ctx) {
   }
   if (movable.empty()) return grouping.to_placement(best.devices);
   const std::vector<std::vector<int32_t>> neighbours = group_neighbours(ctx.problem, grouping);
-
-  // Annealing over the first nine tenths of the budget.
-  Scored current = best;
-  const double start_temperature = 0.05 * best.cost;
-  while (clock.progress() < 0.9) {
+  auto random_move = [&](std::vector<DeviceId>& devices) {
     const int32_t g = movable[ctx.rng.below(movable.size())];
-    const DeviceId old_device = current.devices[g];
     DeviceId d = kNoId;
     if (!neighbours[g].empty() && ctx.rng.uniform() < 0.5) {
-      d = current.devices[neighbours[g][ctx.rng.below(neighbours[g].size())]];
-      if (d == old_device || !grouping.allows(g, d)) d = kNoId;
+      d = devices[neighbours[g][ctx.rng.below(neighbours[g].size())]];
+      if (d == devices[g] || !grouping.allows(g, d)) d = kNoId;
     }
     if (d == kNoId) {
-      DeviceMask mask = grouping.allowed_devices(g) & ~(DeviceMask{1} << old_device);
+      DeviceMask mask = grouping.allowed_devices(g) & ~(DeviceMask{1} << devices[g]);
       for (uint64_t k = ctx.rng.below(static_cast<uint64_t>(std::popcount(mask))); k > 0; --k) mask &= mask - 1;
       d = static_cast<DeviceId>(std::countr_zero(mask));
     }
-    current.devices[g] = d;
-    DEVPLACE_ASSIGN_OR_RETURN(const double cost, score(current.devices));
-    const double temperature = start_temperature * (1.0 - clock.progress() / 0.9);
+    devices[g] = d;
+  };
+
+  // Annealing over the first half of the budget.
+  Scored current = best;
+  const double start_temperature = 0.05 * best.cost;
+  while (clock.progress() < 0.5 && proposals < max_proposals / 2) {
+    std::vector<DeviceId> next = current.devices;
+    random_move(next);
+    DEVPLACE_ASSIGN_OR_RETURN(const double cost, score(next));
+    const double temperature = start_temperature * (1.0 - clock.progress() / 0.5);
     const double increase = cost - current.cost;
     if (increase <= 0 || (temperature > 0 && ctx.rng.uniform() < std::exp(-increase / temperature))) {
-      current.cost = cost;
+      current = {std::move(next), cost};
       if (cost < best.cost) best = current;
-    } else {
-      current.devices[g] = old_device;
     }
   }
 
-  // Hill climb from the best seen: take every improving single move until none is left.
-  bool improved = true;
-  while (improved && !clock.exhausted()) {
-    improved = false;
-    for (int32_t g : movable) {
-      for (DeviceId d = 0; d < ctx.problem.num_devices() && !clock.exhausted(); ++d) {
-        if (d == best.devices[g] || !grouping.allows(g, d)) continue;
-        const DeviceId old_device = best.devices[g];
-        best.devices[g] = d;
-        DEVPLACE_ASSIGN_OR_RETURN(const double cost, score(best.devices));
-        if (cost < best.cost) {
-          best.cost = cost;
-          improved = true;
-        } else {
-          best.devices[g] = old_device;
+  // Then iterated hill climbing: climb to a placement no single move
+  // improves, kick the best one by a few random moves, climb again.
+  auto climb = [&](Scored& s) -> Status {
+    bool improved = true;
+    while (improved && !done()) {
+      improved = false;
+      for (int32_t g : movable) {
+        for (DeviceId d = 0; d < nd && !done(); ++d) {
+          if (d == s.devices[g] || !grouping.allows(g, d)) continue;
+          const DeviceId old_device = s.devices[g];
+          s.devices[g] = d;
+          DEVPLACE_ASSIGN_OR_RETURN(const double cost, score(s.devices));
+          if (cost < s.cost) {
+            s.cost = cost;
+            improved = true;
+          } else {
+            s.devices[g] = old_device;
+          }
         }
       }
+    }
+    return Status::ok_status();
+  };
+  // Kicks grow with every kick that fails, so that a basin deeper than a
+  // few moves is left too.
+  DEVPLACE_RETURN_IF_ERROR(climb(best));
+  uint64_t failures = 0;
+  while (!done()) {
+    Scored kicked = best;
+    const uint64_t size = 1 + ctx.rng.below(std::min<uint64_t>(3 + failures / 4, movable.size()));
+    for (uint64_t k = 0; k < size; ++k) random_move(kicked.devices);
+    DEVPLACE_ASSIGN_OR_RETURN(kicked.cost, score(kicked.devices));
+    DEVPLACE_RETURN_IF_ERROR(climb(kicked));
+    if (kicked.cost < best.cost) {
+      best = std::move(kicked);
+      failures = 0;
+    } else {
+      ++failures;
     }
   }
   return grouping.to_placement(best.devices);

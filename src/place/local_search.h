@@ -4,12 +4,13 @@
 // baselines and the fast algorithms (every registered placer of those
 // roles). A move puts one group on another device it may use: half the
 // time the device of a neighbouring group (so chains consolidate), else a
-// uniformly drawn one. Worse moves are accepted with probability
-// exp(-increase / T), T falling linearly from 5% of the starting cost to 0
-// over the budget; the last tenth of the budget is a hill climb from the
-// best placement seen, sweeping every single move. It returns the best
-// placement seen, so never one that runs out of memory when one that fits
-// was evaluated.
+// uniformly drawn one. The first half of the budget anneals: a worse move
+// is taken with probability exp(-increase / T), T falling linearly from 5%
+// of the starting cost to 0. The second half is iterated hill climbing:
+// climb until no single move improves, kick the best placement by a few
+// random moves (more after every kick that fails), climb again. Placements already scored are not
+// evaluated again. It returns the best placement seen, so never one that
+// runs out of memory when one that fits was evaluated.
 //
 // Without a budget it makes kDefaultEvaluations evaluations, which is
 // deterministic for a seed; a budget in seconds stops by the clock.

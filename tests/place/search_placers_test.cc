@@ -1,0 +1,137 @@
+// exhaustive and local-search: the true optimum of tiny graphs, and local
+// search reaching it; every placer on every zoo model: valid, deterministic,
+// never faster than the lower bound.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "../test_clusters.h"
+#include "cluster/cluster_json.h"
+#include "cost/cost_model.h"
+#include "graph/builder.h"
+#include "graph/training_step.h"
+#include "place/run_placer.h"
+#include "place/search.h"
+#include "sim/lower_bound.h"
+#include "sim/simulator.h"
+#include "zoo/zoo.h"
+
+namespace devplace {
+namespace {
+
+// A random DAG of `n` ops (edges only forward in id order) with random
+// FLOPs and tensor sizes, so that placements trade compute against
+// transfers; some ops have parameters, so that memory can bind.
+Graph tiny_dag(uint64_t seed, int n) {
+  Rng rng(seed);
+  GraphBuilder b("tiny" + std::to_string(seed));
+  std::vector<TensorId> out;
+  for (int i = 0; i < n; ++i) {
+    const OpId op = b.add_op("op" + std::to_string(i), "MatMul");
+    b.mutable_op(op).flops = 1e9 * static_cast<double>(1 + rng.below(200));
+    b.mutable_op(op).parameter_bytes = rng.below(3) == 0 ? 300'000'000 : 0;
+    for (int j = 0; j < i; ++j) {
+      if (rng.below(3) == 0 || j == i - 1) b.add_input(op, out[j]);
+    }
+    out.push_back(b.add_output(op, "t" + std::to_string(i), {}, DType::kFloat32, static_cast<int64_t>(1 + rng.below(50)) * 1'000'000));
+  }
+  return std::move(b).build().value();
+}
+
+double cost_of(const Problem& p, Simulator& sim, const Placement& pl) { return search_cost_s(p, sim.evaluate(pl).value()); }
+
+TEST(Exhaustive, IsNoWorseThanAnyOtherPlacerOnTinyGraphs) {
+  Cluster c = testing::toy_cluster(700'000'000);
+  auto cost = make_default_cost_model();
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    Graph g = tiny_dag(seed, 6);
+    Problem p = Problem::create(g, c, *cost).value();
+    Simulator sim(p);
+    PlacerRunOptions options;
+    options.grouping.kind = GroupingKind::kColocation;
+    const PlacerRun best = run_placer("exhaustive", p, sim, options).value();
+    EXPECT_EQ(best.evaluations, 729) << "3^6 placements";
+    for (const PlacerInfo& info : placer_registry()) {
+      const Placement other = run_placer(info.name, p, sim, options).value().placement;
+      EXPECT_LE(search_cost_s(p, best.evaluation), cost_of(p, sim, other) + 1e-12) << info.name << " seed " << seed;
+    }
+  }
+}
+
+TEST(Exhaustive, RefusesBeyondItsLimit) {
+  Graph g = build_zoo_model("layered:layers=8,width=4").value();
+  Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  Problem p = Problem::create(g, c, *cost).value();
+  Simulator sim(p);
+  Result<PlacerRun> r = run_placer("exhaustive", p, sim);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), ErrorCode::kInvalidInput);
+  EXPECT_NE(r.error().message().find("it is for tiny graphs"), std::string::npos) << r.error().message();
+}
+
+TEST(LocalSearch, FindsTheExhaustiveOptimumOnEveryTinyGraph) {
+  Cluster c = testing::toy_cluster(700'000'000);
+  auto cost = make_default_cost_model();
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    Graph g = tiny_dag(seed, 7);
+    Problem p = Problem::create(g, c, *cost).value();
+    Simulator sim(p);
+    PlacerRunOptions options;
+    options.grouping.kind = GroupingKind::kColocation;
+    const PlacerRun optimum = run_placer("exhaustive", p, sim, options).value();
+    options.budget.evaluations = 1500;  // 3^7 = 2187 placements in all
+    const PlacerRun found = run_placer("local-search", p, sim, options).value();
+    EXPECT_NEAR(search_cost_s(p, found.evaluation), search_cost_s(p, optimum.evaluation), 1e-12) << "seed " << seed;
+    EXPECT_LE(found.evaluations, 1500);
+  }
+}
+
+TEST(LocalSearch, ReturnsAPlacementThatFitsWhenItSawOne) {
+  // 700 MB devices and ops with 300 MB of parameters: single-gpu overflows,
+  // the search must not.
+  Cluster c = testing::toy_cluster(700'000'000);
+  auto cost = make_default_cost_model();
+  Graph g = tiny_dag(3, 7);
+  Problem p = Problem::create(g, c, *cost).value();
+  Simulator sim(p);
+  PlacerRunOptions options;
+  options.budget.evaluations = 300;
+  EXPECT_FALSE(run_placer("local-search", p, sim, options).value().evaluation.oom);
+}
+
+struct ZooCase {
+  const char* model;
+  const char* cluster;
+};
+
+class PlacersOnZoo : public ::testing::TestWithParam<ZooCase> {};
+
+TEST_P(PlacersOnZoo, EveryPlacerIsValidDeterministicAndAboveTheLowerBound) {
+  setenv("DEVPLACE_CLUSTERS", DEVPLACE_CLUSTERS_DIR, 1);
+  Graph g = build_zoo_model(GetParam().model).value();
+  Cluster c = load_cluster(GetParam().cluster).value();
+  auto cost = make_default_cost_model();
+  Problem p = Problem::create(g, c, *cost).value();
+  const double bound = compute_lower_bound(p).value_s();
+  Simulator sim(p);
+  for (const PlacerInfo& info : placer_registry()) {
+    if (info.role == PlacerRole::kReference) continue;
+    PlacerRunOptions options;
+    options.budget.evaluations = 100;
+    const PlacerRun a = run_placer(info.name, p, sim, options).value();
+    const PlacerRun b = run_placer(info.name, p, sim, options).value();
+    EXPECT_EQ(a.placement, b.placement) << info.name;
+    EXPECT_GE(a.evaluation.step_time_s, bound * (1 - 1e-9)) << info.name;
+    if (info.name != "cpu" && info.name != "random") EXPECT_FALSE(a.evaluation.oom) << info.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, PlacersOnZoo,
+                         ::testing::Values(ZooCase{"rnnlm", "k80x2"}, ZooCase{"nmt", "k80x4"}, ZooCase{"inception_v3", "k80x4"},
+                                           ZooCase{"resnet50", "hetero"}, ZooCase{"transformer", "v100x8"}),
+                         [](const auto& info) { return std::string(info.param.model) + "_" + info.param.cluster; });
+
+}  // namespace
+}  // namespace devplace
