@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "cluster/cluster_json.h"
+#include "bench_problem.h"
 #include "cost/cost_model.h"
 #include "place/run_placer.h"
 #include "sim/simulator.h"
@@ -21,27 +21,6 @@
 
 namespace devplace {
 namespace {
-
-struct BenchProblem {
-  explicit BenchProblem(int64_t target_ops) {
-    // A layer of width 10 becomes ~40 ops: forward, backward, update and a gradient sum each.
-    const int64_t layers = std::max<int64_t>(1, target_ops / 40);
-    Result<Graph> g = build_zoo_model("layered:width=10,fanin=2,layers=" + std::to_string(layers));
-    Result<Cluster> c = load_cluster("k80x4");
-    if (!g.ok() || !c.ok()) {
-      std::fprintf(stderr, "sim_bench: %s\n", (!g.ok() ? g.error() : c.error()).message().c_str());
-      std::exit(1);
-    }
-    graph = std::make_unique<Graph>(std::move(g).value());
-    cluster = std::make_unique<Cluster>(std::move(c).value());
-    cost = make_default_cost_model();
-    problem = std::make_unique<Problem>(Problem::create(*graph, *cluster, *cost).value());
-  }
-  std::unique_ptr<Graph> graph;
-  std::unique_ptr<Cluster> cluster;
-  std::unique_ptr<CostModel> cost;
-  std::unique_ptr<Problem> problem;
-};
 
 Placement round_robin(const Problem& p) {
   Simulator sim(p);

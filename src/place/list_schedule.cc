@@ -95,7 +95,8 @@ double ListSchedule::earliest_start_s(DeviceId device, double ready_s, double du
   double candidate = ready_s;
   auto it = busy.upper_bound(ready_s);
   if (it != busy.begin()) candidate = std::max(candidate, std::prev(it)->second);
-  for (; it != busy.end(); ++it) {
+  for (int scanned = 0; it != busy.end(); ++it, ++scanned) {
+    if (scanned == kMaxGapScan) return std::max(ready_s, device_free_s_[device]);
     if (candidate + duration_s <= it->first) return candidate;
     candidate = std::max(candidate, it->second);
   }
