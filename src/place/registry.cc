@@ -10,9 +10,12 @@
 #include "place/m_etf.h"
 #include "place/m_sct.h"
 #include "place/m_topo.h"
+#include "place/metis.h"
+#include "place/mincut.h"
 #include "place/placer.h"
 #include "place/random.h"
 #include "place/round_robin.h"
+#include "place/scotch.h"
 #include "place/single_gpu.h"
 
 namespace devplace {
@@ -29,10 +32,16 @@ const std::vector<PlacerInfo>& placer_registry() {
       {"cpu", PlacerRole::kPaperBaseline, "every op on the CPU (the paper's CPU-only baseline)", &make<CpuPlacer>},
       {"single-gpu", PlacerRole::kPaperBaseline,
        "every op on the first GPU, CPU-only ops on the CPU (the paper's single-GPU baseline)", &make<SingleGpuPlacer>},
+      {"scotch", PlacerRole::kPaperBaseline,
+       "Scotch static mapping of the groups onto every device, weighted by speed and link cost", &make<ScotchPlacer>},
+      {"mincut", PlacerRole::kPaperBaseline, "Scotch static mapping onto the GPUs only; ops without a GPU kernel on the CPU",
+       &make<MincutPlacer>},
       {"expert", PlacerRole::kPaperBaseline,
        "the papers' hand-made placement: contiguous layer blocks on successive GPUs", &make<ExpertPlacer>},
       {"round-robin", PlacerRole::kSimple, "groups dealt in topological order over the GPUs", &make<RoundRobinPlacer>},
       {"random", PlacerRole::kSimple, "each group on a device drawn uniformly from those it may use", &make<RandomPlacer>},
+      {"metis", PlacerRole::kAlgorithm, "METIS k-way partition of the groups, one part per device, sized by device speed",
+       &make<MetisPlacer>},
       {"heft", PlacerRole::kAlgorithm, "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu 2002)",
        &make<HeftPlacer>},
       {"m-topo", PlacerRole::kAlgorithm, "Baechi's m-TOPO: groups in topological order fill GPU after GPU by memory",
