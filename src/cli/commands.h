@@ -14,6 +14,8 @@ using ArgList = std::vector<std::string>;
 
 Status run_inspect(const ArgList& args);
 Status run_simulate(const ArgList& args);
+Status run_place(const ArgList& args);
+Status run_compare(const ArgList& args);
 Status run_cluster(const ArgList& args);
 Status run_methods(const ArgList& args);
 Status run_zoo(const ArgList& args);

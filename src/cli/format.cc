@@ -39,6 +39,8 @@ std::string format_flops(double flops) {
 
 std::string format_rate(double bytes_per_s) { return printf_string("%.1f %s", bytes_per_s / 1e9, "GB/s"); }
 
+std::string format_ratio(double r) { return std::isfinite(r) ? printf_string("%.2f%s", r, "x") : "-"; }
+
 std::string pad_right(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
 std::string pad_left(const std::string& s, size_t width) { return s.size() >= width ? s : std::string(width - s.size(), ' ') + s; }
 

@@ -6,20 +6,18 @@
 
 #include "io/placement_file.h"
 #include "place/placer.h"
-#include "place/run_placer.h"
 #include "sim/simulator.h"
 
 namespace devplace::cli {
 
-Result<ResolvedPlacement> resolve_placement(const std::string& spec, const Problem& problem, uint64_t seed) {
+Result<ResolvedPlacement> resolve_placement(const std::string& spec, const Problem& problem,
+                                            const PlacerRunOptions& options) {
   std::error_code ec;
   const bool is_file = std::filesystem::is_regular_file(spec, ec);
   if (!is_file) {
     for (const PlacerInfo& info : placer_registry()) {
       if (info.name != spec) continue;
       Simulator sim(problem);
-      PlacerRunOptions options;
-      options.seed = seed;
       DEVPLACE_ASSIGN_OR_RETURN(PlacerRun run, run_placer(spec, problem, sim, options));
       return ResolvedPlacement{std::move(run.placement), spec};
     }

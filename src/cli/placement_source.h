@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "place/run_placer.h"
 #include "sim/placement.h"
 #include "sim/problem.h"
 
@@ -16,6 +17,8 @@ struct ResolvedPlacement {
   std::string label;  // the method name or the file path
 };
 
-Result<ResolvedPlacement> resolve_placement(const std::string& spec, const Problem& problem, uint64_t seed);
+// A method is run with the simulator as its evaluator, under `options`.
+Result<ResolvedPlacement> resolve_placement(const std::string& spec, const Problem& problem,
+                                            const PlacerRunOptions& options);
 
 }  // namespace devplace::cli

@@ -7,11 +7,10 @@
 #include "cli/format.h"
 #include "cli/graph_options.h"
 #include "cli/placement_source.h"
-#include "cluster/cluster_json.h"
+#include "cli/placer_options.h"
+#include "cli/problem_source.h"
 #include "common/json_reader.h"
-#include "cost/cost_model.h"
 #include "io/chrome_trace.h"
-#include "io/graph_source.h"
 #include "io/placement_file.h"
 #include "sim/simulator.h"
 
@@ -20,20 +19,21 @@ namespace devplace::cli {
 namespace {
 
 const CommandSpec kSpec = {
-    "devplace simulate --graph SRC --cluster CL --placement PL [--trace FILE] [--out FILE] [--json]",
+    "devplace simulate --graph SRC --cluster CL --placement PL [--budget SECONDS] [--evaluations N]\n"
+    "       [--seed N] [--grouping paper|colocation] [--trace FILE] [--out FILE] [--json]",
     "Simulates one step of SRC on CL under placement PL and prints the step time, whether it runs out\n"
     "of memory, and per device the busy time, peak memory and bytes moved. SRC: a graph file or\n"
     "zoo:NAME[:k=v,...]; CL: a cluster JSON file or a preset (devplace cluster list); PL: a placement\n"
-    "file (JSON or CSV: op name -> device name) or a method (devplace methods), e.g. single-gpu.",
-    {{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
+    "file (JSON or CSV: op name -> device name) or a method (devplace methods), e.g. single-gpu, run\n"
+    "with the budget, seed and grouping options.",
+    with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
      {"cluster", "CL", "cluster JSON file or preset name", true},
      {"placement", "PL", "placement file or method name", true},
      {"training", "", "expand a forward-only graph file into a training step first"},
      {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-     {"seed", "N", "seed for randomized methods (default 1)"},
      {"trace", "FILE", "write a Chrome trace (open in ui.perfetto.dev or chrome://tracing)"},
      {"out", "FILE", "write the placement used (.csv for CSV, else JSON)"},
-     {"json", "", "print one JSON object"}},
+     {"json", "", "print one JSON object"}}),
 };
 
 json::Json result_json(const Problem& problem, const SimResult& r, const std::string& label) {
@@ -110,13 +110,11 @@ Status run_simulate(const ArgList& argv) {
     std::cout << help_text(kSpec);
     return Status::ok_status();
   }
-  DEVPLACE_ASSIGN_OR_RETURN(const int64_t seed, args.get_int_or("seed", 1));
+  DEVPLACE_ASSIGN_OR_RETURN(const PlacerRunOptions placer_options, placer_run_options(args));
   DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
-  DEVPLACE_ASSIGN_OR_RETURN(Graph graph, load_graph(*args.get("graph"), load));
-  DEVPLACE_ASSIGN_OR_RETURN(Cluster cluster, load_cluster(*args.get("cluster")));
-  std::unique_ptr<CostModel> cost = make_default_cost_model();
-  DEVPLACE_ASSIGN_OR_RETURN(Problem problem, Problem::create(graph, cluster, *cost));
-  DEVPLACE_ASSIGN_OR_RETURN(ResolvedPlacement pl, resolve_placement(*args.get("placement"), problem, static_cast<uint64_t>(seed)));
+  DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
+  const Problem& problem = loaded.problem;
+  DEVPLACE_ASSIGN_OR_RETURN(ResolvedPlacement pl, resolve_placement(*args.get("placement"), problem, placer_options));
 
   Simulator sim(problem);
   SimOptions options;

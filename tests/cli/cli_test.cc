@@ -3,6 +3,7 @@
 // and exit code 2).
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -147,7 +148,8 @@ TEST(Cli, ClusterListAndShowThePresets) {
 }
 
 TEST(Cli, HelpEverywhere) {
-  for (const char* cmd : {"--help", "inspect --help", "simulate --help", "cluster --help", "methods --help"}) {
+  for (const char* cmd : {"--help", "inspect --help", "simulate --help", "place --help", "compare --help", "cluster --help",
+                          "methods --help"}) {
     CliRun r = devplace(cmd);
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.out.find("usage: devplace"), std::string::npos) << cmd;
@@ -157,6 +159,9 @@ TEST(Cli, HelpEverywhere) {
 struct BadCase {
   std::string args;
   std::string message;  // the whole stderr line after "devplace: "
+  // The message is only the line's start: it goes on listing the registered
+  // methods, a list that grows as placers are added.
+  bool prefix = false;
 };
 
 void PrintTo(const BadCase& c, std::ostream* os) { *os << "devplace " << c.args; }
@@ -166,13 +171,21 @@ class BadInput : public ::testing::TestWithParam<BadCase> {};
 TEST_P(BadInput, OneLineNamingThePlaceAndExitCode2) {
   CliRun r = devplace(GetParam().args);
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(r.err, "devplace: " + GetParam().message + "\n");
+  if (GetParam().prefix) {
+    EXPECT_EQ(r.err.rfind("devplace: " + GetParam().message, 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
+  } else {
+    EXPECT_EQ(r.err, "devplace: " + GetParam().message + "\n");
+  }
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 std::string sim(const std::string& graph, const std::string& cluster, const std::string& placement) {
   return "simulate --graph " + graph + " --cluster " + cluster + " --placement " + placement;
 }
+
+std::string place(const std::string& method) { return "place --graph " + data("fork.json") + " --cluster k80x2 --method " + method; }
+std::string compare(const std::string& options) { return "compare --graph " + data("fork.json") + " --cluster k80x2 " + options; }
 
 INSTANTIATE_TEST_SUITE_P(
     Cli, BadInput,
@@ -207,7 +220,21 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{sim("zoo:layered:layers=0", "k80x1", "cpu"), "zoo:layered: option layers=0: expected an integer in [1, 1000000]"},
         BadCase{"simulate --graph " + data("fork.json"), "missing required option '--cluster CL' (see --help)"},
         BadCase{"simulate --bogus", "unknown option '--bogus' (see --help)"},
-        BadCase{"frobnicate", "unknown command 'frobnicate' (see devplace --help)"}));
+        BadCase{"frobnicate", "unknown command 'frobnicate' (see devplace --help)"},
+        BadCase{place("nope"), "--method: unknown placer 'nope' (known: cpu, ", true},
+        BadCase{compare("--methods cpu,nope"), "--methods: unknown placer 'nope' (known: cpu, ", true},
+        BadCase{compare("--methods cpu,cpu"), "--methods: 'cpu' is listed twice"},
+        BadCase{compare("--methods cpu,"), "--methods: expected comma-separated method names, got 'cpu,'"},
+        BadCase{place("cpu --budget -1"), "--budget: expected a positive number of seconds, got '-1'"},
+        BadCase{compare("--budget 1s"), "--budget: expected a positive number of seconds, got '1s'"},
+        BadCase{sim(data("fork.json"), "k80x1", "cpu --budget 0"), "--budget: expected a positive number of seconds, got '0'"},
+        BadCase{place("cpu --evaluations 0"), "--evaluations: expected a positive integer, got '0'"},
+        BadCase{place("cpu --grouping chains"), "--grouping: unknown grouping 'chains' (known: paper, colocation)"},
+        BadCase{"place --graph " + data("fork.json") + " --cluster k80x2", "missing required option '--method NAME' (see --help)"},
+        BadCase{"compare --graph " + data("fork.json"), "missing required option '--cluster CL' (see --help)"},
+        BadCase{"compare --suite nope", "--suite: expected 'paper', got 'nope'"},
+        BadCase{"compare --suite paper --graph zoo:rnnlm", "--suite cannot be combined with --graph or --cluster"},
+        BadCase{"compare --suite paper --cluster k80x4", "--suite cannot be combined with --graph or --cluster"}));
 
 }  // namespace
 
@@ -263,6 +290,126 @@ TEST(Cli, ZooListHasEveryModel) {
   std::set<std::string> names;
   for (const auto& m : nlohmann::json::parse(r.out)) names.insert(m["name"].get<std::string>());
   for (const char* m : {"rnnlm", "nmt", "inception_v3", "resnet50", "transformer"}) EXPECT_TRUE(names.count(m)) << m;
+}
+
+// A small NMT (4 + 4 steps, hidden 256) keeps the place and compare tests fast.
+const char kSmallNmt[] = "zoo:nmt:steps=4,hidden=256,vocab=1000";
+// A future search method gets little time in compare's tests.
+const char kShortBudget[] = " --budget 0.5 --evaluations 20";
+// Step time / lower bound, with room for rounding where the bound is tight.
+constexpr double kAtLeastOne = 1 - 1e-9;
+
+TEST(Cli, PlaceSingleGpuMatchesSimulate) {
+  CliRun p = devplace(std::string("place --graph ") + kSmallNmt + " --cluster k80x4 --method single-gpu --json");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  CliRun s = devplace(std::string("simulate --graph ") + kSmallNmt + " --cluster k80x4 --placement single-gpu --json");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  nlohmann::json jp = nlohmann::json::parse(p.out), js = nlohmann::json::parse(s.out);
+  EXPECT_EQ(jp["method"], "single-gpu");
+  EXPECT_EQ(jp["ops"], js["ops"]);
+  EXPECT_GT(jp["groups"].get<int>(), 0);
+  EXPECT_LE(jp["groups"].get<int>(), jp["ops"].get<int>());
+  EXPECT_EQ(jp["step_time_s"], js["step_time_s"]);
+  EXPECT_EQ(jp["oom"], js["oom"]);
+  EXPECT_EQ(jp["single_gpu_step_time_s"], js["step_time_s"]);
+  EXPECT_DOUBLE_EQ(jp["speedup_over_single_gpu"].get<double>(), 1.0);
+  EXPECT_GE(jp["ratio_to_lower_bound"].get<double>(), kAtLeastOne);
+  const nlohmann::json& lb = jp["lower_bound"];
+  EXPECT_DOUBLE_EQ(jp["lower_bound_s"].get<double>(), std::max({lb["critical_path_s"].get<double>(), lb["load_s"].get<double>(),
+                                                                 lb["group_s"].get<double>()}));
+  EXPECT_DOUBLE_EQ(jp["ratio_to_lower_bound"].get<double>(), jp["step_time_s"].get<double>() / jp["lower_bound_s"].get<double>());
+  ASSERT_EQ(jp["peak_memory_bytes"].size(), js["devices"].size());
+  for (const auto& d : js["devices"]) EXPECT_EQ(jp["peak_memory_bytes"][d["name"].get<std::string>()], d["peak_memory_bytes"]);
+  EXPECT_EQ(jp["ops_per_device"]["/gpu:0"], js["devices"][1]["num_ops"]);
+}
+
+TEST(Cli, PlaceOutWritesAPlacementThatSimulateAccepts) {
+  for (const char* name : {"placed.json", "placed.csv"}) {
+    const fs::path out = temp_file(name);
+    CliRun p = devplace(std::string("place --graph ") + kSmallNmt + " --cluster k80x4 --method expert --out " + out.string());
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    EXPECT_NE(p.out.find("lower bound"), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find("placement written to " + out.string()), std::string::npos) << p.out;
+    CliRun pj = devplace(std::string("place --graph ") + kSmallNmt + " --cluster k80x4 --method expert --json");
+    CliRun s = devplace(std::string("simulate --graph ") + kSmallNmt + " --cluster k80x4 --placement " + out.string() + " --json");
+    ASSERT_EQ(s.exit_code, 0) << name << ": " << s.err;
+    EXPECT_EQ(nlohmann::json::parse(pj.out)["step_time_s"], nlohmann::json::parse(s.out)["step_time_s"]) << name;
+    fs::remove(out);
+  }
+}
+
+TEST(Cli, CompareRunsEveryDefaultMethodOnce) {
+  CliRun methods = devplace("methods");
+  CliRun r = devplace(std::string("compare --graph ") + kSmallNmt + " --cluster k80x4" + kShortBudget + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  const double bound = j["lower_bound_s"].get<double>();
+  const double best = j["best_paper_baseline_s"].get<double>();
+  EXPECT_GT(bound, 0);
+  std::multiset<std::string> seen;
+  bool best_has_speedup_one = false;
+  for (const auto& m : j["results"]) {
+    const std::string name = m["method"].get<std::string>();
+    seen.insert(name);
+    EXPECT_NE(methods.out.find(name + " "), std::string::npos) << name;  // a registered method
+    if (m.contains("error")) continue;  // a future method may not handle every graph
+    EXPECT_GT(m["step_time_s"].get<double>(), 0) << name;
+    EXPECT_GE(m["ratio_to_lower_bound"].get<double>(), kAtLeastOne) << name;
+    EXPECT_GE(m["evaluations"].get<int64_t>(), 0) << name;
+    if (m["oom"].get<bool>()) continue;
+    EXPECT_DOUBLE_EQ(m["speedup_over_paper_baselines"].get<double>(), best / m["step_time_s"].get<double>()) << name;
+    if (m["step_time_s"].get<double>() == best) best_has_speedup_one = m["speedup_over_paper_baselines"].get<double>() == 1.0;
+  }
+  EXPECT_TRUE(best_has_speedup_one) << r.out;
+  // The methods registered today, none of them a reference method; each once.
+  for (const char* m : {"cpu", "single-gpu", "expert", "round-robin"}) EXPECT_EQ(seen.count(m), 1u) << m;
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), seen.size());
+  for (const auto& m : j["results"]) {
+    const std::string name = m["method"].get<std::string>();
+    if (name != "cpu" && name != "single-gpu" && name != "expert") continue;
+    EXPECT_FALSE(m.contains("error")) << name;
+    if (!m["oom"].get<bool>()) {
+      EXPECT_LE(best, m["step_time_s"].get<double>()) << name;
+    }
+  }
+
+  CliRun text = devplace(std::string("compare --graph ") + kSmallNmt + " --cluster k80x4 --methods expert,cpu" + kShortBudget);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("lower bound"), std::string::npos) << text.out;
+  EXPECT_LT(text.out.find("\nexpert "), text.out.find("\ncpu ")) << text.out;  // in the order given
+}
+
+TEST(Cli, CompareSuitePaperHasTheSixRowsOfTable1) {
+  const std::string cmd = "compare --suite paper --methods cpu,single-gpu,expert";
+  CliRun text = devplace(cmd);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  int rows = 0;
+  std::istringstream lines(text.out);
+  for (std::string line; std::getline(lines, line);) {
+    for (const char* model : {"RNNLM ", "NMT ", "Inception-V3 "}) rows += line.rfind(model, 0) == 0;
+  }
+  EXPECT_EQ(rows, 6) << text.out;
+  for (const char* column : {"CPU only", "Single GPU", "Expert", "bound", "simulated seconds per training step"})
+    EXPECT_NE(text.out.find(column), std::string::npos) << column;
+
+  CliRun r = devplace(cmd + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["suite"], "paper");
+  ASSERT_EQ(j["rows"].size(), 6u);
+  std::set<std::string> models;
+  for (const auto& row : j["rows"]) {
+    models.insert(row["model"].get<std::string>());
+    EXPECT_EQ(row["gpus"].get<int>(), row["cluster"] == "k80x2" ? 2 : 4);
+    EXPECT_GT(row["lower_bound_s"].get<double>(), 0);
+    ASSERT_EQ(row["results"].size(), 3u);
+    EXPECT_EQ(row["results"][0]["method"], "cpu");  // the paper's column order
+    EXPECT_EQ(row["results"][1]["method"], "single-gpu");
+    EXPECT_EQ(row["results"][2]["method"], "expert");
+    for (const auto& m : row["results"]) EXPECT_GE(m["ratio_to_lower_bound"].get<double>(), kAtLeastOne) << m["method"];
+    EXPECT_TRUE(row["speedup"].is_null());  // no method beside the paper's baselines
+  }
+  EXPECT_EQ(models, (std::set<std::string>{"RNNLM", "NMT", "Inception-V3"}));
 }
 
 }  // namespace

@@ -1,0 +1,223 @@
+// File: compare.cc
+// `devplace compare`: several placement methods side by side on one graph and
+// cluster, or, with --suite paper, on the six rows of Table 1 of Mirhoseini
+// et al. 2017 (RNNLM, NMT and Inception-V3 on 2 and 4 K80s), with the paper's
+// columns: CPU only, single GPU, Scotch, MinCut, expert, then ours.
+#include <algorithm>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "cli/graph_options.h"
+#include "cli/method_comparison.h"
+#include "cli/placer_options.h"
+#include "cli/problem_source.h"
+#include "common/json_reader.h"
+
+namespace devplace::cli {
+
+namespace {
+
+const CommandSpec kSpec = {
+    "devplace compare --graph SRC --cluster CL [--methods A,B,...] [--budget SECONDS] [--evaluations N]\n"
+    "       [--seed N] [--grouping paper|colocation] [--training] [--json]\n"
+    "   or: devplace compare --suite paper [--methods A,B,...] [--budget SECONDS] [--json]",
+    "Runs each method with the same budget and seed and prints its step time (OOM where a device runs\n"
+    "out of memory), its search time, its speed-up over the best of the paper's baselines that ran, and\n"
+    "its ratio to the step-time lower bound. Methods default to every method but the reference ones\n"
+    "(devplace methods). --suite paper prints the paper's Table 1 instead: RNNLM, NMT and Inception-V3\n"
+    "on k80x2 and k80x4, one column per method.",
+    with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
+                         {"cluster", "CL", "cluster JSON file or preset name"},
+                         {"suite", "NAME", "a fixed set of graphs and clusters instead: paper (Table 1)"},
+                         {"methods", "A,B,...", "the methods to run (default: all but the reference ones)"},
+                         {"training", "", "expand a forward-only graph file into a training step first"},
+                         {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
+                         {"json", "", "print one JSON object"}}),
+};
+
+// The rows of the paper's Table 1.
+struct SuiteRow {
+  const char* model;
+  const char* graph;
+  const char* cluster;
+};
+constexpr SuiteRow kPaperSuite[] = {
+    {"RNNLM", "zoo:rnnlm", "k80x2"},
+    {"RNNLM", "zoo:rnnlm", "k80x4"},
+    {"NMT", "zoo:nmt", "k80x2"},
+    {"NMT", "zoo:nmt", "k80x4"},
+    {"Inception-V3", "zoo:inception_v3", "k80x2"},
+    {"Inception-V3", "zoo:inception_v3", "k80x4"},
+};
+
+// The paper's baseline columns, in its order; other methods follow them.
+struct PaperColumn {
+  const char* method;
+  const char* label;
+};
+constexpr PaperColumn kPaperColumns[] = {
+    {"cpu", "CPU only"}, {"single-gpu", "Single GPU"}, {"scotch", "Scotch"}, {"mincut", "MinCut"}, {"expert", "Expert"},
+};
+
+// `methods` with the paper's columns first, in its order, then the rest as given.
+std::vector<std::string> in_paper_order(const std::vector<std::string>& methods) {
+  std::vector<std::string> ordered;
+  auto has = [](const std::vector<std::string>& v, const std::string& m) { return std::find(v.begin(), v.end(), m) != v.end(); };
+  for (const PaperColumn& col : kPaperColumns) {
+    if (has(methods, col.method)) ordered.emplace_back(col.method);
+  }
+  for (const std::string& m : methods) {
+    if (!has(ordered, m)) ordered.push_back(m);
+  }
+  return ordered;
+}
+
+std::string column_label(const std::string& method) {
+  for (const PaperColumn& col : kPaperColumns) {
+    if (method == col.method) return col.label;
+  }
+  return method;
+}
+
+int num_gpus(const Cluster& cluster) {
+  int n = 0;
+  for (const Device& d : cluster.devices()) n += d.kind == DeviceKind::kGpu;
+  return n;
+}
+
+json::Json results_json(const Comparison& c) {
+  json::Json results = json::Json::array();
+  for (const MethodResult& r : c.results) results.push_back(method_result_json(r));
+  return results;
+}
+
+// The step-time cell of a table: "463.3 ms", "OOM", or "failed".
+std::string step_cell(const MethodResult& r) {
+  if (!r.run) return "failed";
+  return r.run->evaluation.oom ? "OOM" : format_seconds(r.run->evaluation.step_time_s);
+}
+
+// The paper's baselines among the methods, for the table's footnote.
+std::string paper_baselines_run(const Comparison& c) {
+  std::string names;
+  for (const MethodResult& r : c.results) {
+    if (r.role == PlacerRole::kPaperBaseline) names += (names.empty() ? "" : ", ") + r.method;
+  }
+  return names.empty() ? "none run" : names;
+}
+
+void print_comparison(const Problem& problem, const Comparison& c) {
+  const Cluster& cl = problem.cluster();
+  std::cout << "graph        " << problem.graph().name() << " (" << problem.num_ops() << " ops"
+            << (problem.graph().has_backward() ? ", training step" : ", forward only") << ")\n"
+            << "cluster      " << cl.name() << " (" << cl.num_devices() << " devices)\n"
+            << "lower bound  " << format_seconds(c.lower_bound.value_s()) << " (" << binding_part(c.lower_bound)
+            << " binds)\n\n";
+  std::cout << pad_right("method", 16) << pad_left("step time", 12) << pad_left("", 4) << pad_left("search time", 13)
+            << pad_left("evaluations", 13) << pad_left("speed-up", 10) << pad_left("vs bound", 10) << "\n";
+  for (const MethodResult& r : c.results) {
+    std::cout << pad_right(r.method, 16);
+    if (!r.run) {
+      std::cout << "failed: " << r.error << "\n";
+      continue;
+    }
+    std::cout << pad_left(format_seconds(r.run->evaluation.step_time_s), 12) << pad_left(r.run->evaluation.oom ? "OOM" : "", 4)
+              << pad_left(format_seconds(r.run->search_time_s), 13) << pad_left(std::to_string(r.run->evaluations), 13)
+              << pad_left(format_ratio(r.speedup_over_paper_baselines), 10) << pad_left(format_ratio(r.ratio_to_lower_bound), 10)
+              << "\n";
+  }
+  std::cout << "\nspeed-up: the fastest paper baseline's step time (of " << paper_baselines_run(c) << ") over the method's.\n"
+            << "vs bound: the method's step time over the lower bound. OOM: a device runs out of memory.\n";
+}
+
+Status compare_one(const Args& args, const std::vector<std::string>& methods, const PlacerRunOptions& options) {
+  if (!args.get("graph")) return invalid_input("missing required option '--graph SRC' (see --help)");
+  if (!args.get("cluster")) return invalid_input("missing required option '--cluster CL' (see --help)");
+  DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
+  DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
+  const Comparison c = compare_methods(loaded.problem, methods, options);
+  if (!args.flag("json")) {
+    print_comparison(loaded.problem, c);
+    return Status::ok_status();
+  }
+  json::Json j = {{"graph", loaded.graph->name()},
+                  {"cluster", loaded.cluster->name()},
+                  {"ops", loaded.problem.num_ops()},
+                  {"lower_bound_s", c.lower_bound.value_s()},
+                  {"lower_bound", lower_bound_json(c.lower_bound)},
+                  {"best_paper_baseline_s", number_or_null(c.best_paper_baseline_s)},
+                  {"results", results_json(c)}};
+  std::cout << j.dump(2) << "\n";
+  return Status::ok_status();
+}
+
+Status compare_paper_suite(const Args& args, const std::vector<std::string>& methods, const PlacerRunOptions& options) {
+  const std::vector<std::string> ordered = in_paper_order(methods);
+  const bool as_json = args.flag("json");
+  std::vector<size_t> widths;
+  if (!as_json) {
+    std::cout << pad_right("model", 14) << pad_left("#GPUs", 6);
+    for (const std::string& m : ordered) {
+      widths.push_back(std::max<size_t>(column_label(m).size(), 10) + 2);
+      std::cout << pad_left(column_label(m), widths.back());
+    }
+    std::cout << pad_left("speed-up", 10) << pad_left("bound", 12) << "\n";
+  }
+  json::Json rows = json::Json::array();
+  std::vector<std::string> failures;
+  for (const SuiteRow& row : kPaperSuite) {
+    DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
+    const Comparison c = compare_methods(loaded.problem, ordered, options);
+    const int gpus = num_gpus(*loaded.cluster);
+    const double speedup = ratio(c.best_paper_baseline_s, best_other_s(c));
+    if (as_json) {
+      rows.push_back({{"model", row.model},
+                      {"graph", row.graph},
+                      {"cluster", row.cluster},
+                      {"gpus", gpus},
+                      {"lower_bound_s", c.lower_bound.value_s()},
+                      {"best_paper_baseline_s", number_or_null(c.best_paper_baseline_s)},
+                      {"speedup", number_or_null(speedup)},
+                      {"results", results_json(c)}});
+      continue;
+    }
+    std::cout << pad_right(row.model, 14) << pad_left(std::to_string(gpus), 6);
+    for (size_t i = 0; i < c.results.size(); ++i) {
+      std::cout << pad_left(step_cell(c.results[i]), widths[i]);
+      if (!c.results[i].run)
+        failures.push_back(std::string(row.model) + " on " + row.cluster + ", " + c.results[i].method + ": " + c.results[i].error);
+    }
+    std::cout << pad_left(format_ratio(speedup), 10) << pad_left(format_seconds(c.lower_bound.value_s()), 12) << "\n";
+  }
+  if (as_json) {
+    std::cout << json::Json{{"suite", "paper"}, {"rows", rows}}.dump(2) << "\n";
+    return Status::ok_status();
+  }
+  std::cout << "\nTable 1 of Mirhoseini et al. 2017, simulated: step times are simulated seconds per training step\n"
+               "on the cluster presets k80x2 and k80x4 (Haswell CPU + K80 dies). OOM: a device runs out of memory.\n"
+               "speed-up: the fastest paper baseline over the fastest other method. bound: the lower bound on the\n"
+               "step time of any placement.\n";
+  for (const std::string& f : failures) std::cout << "failed: " << f << "\n";
+  return Status::ok_status();
+}
+
+}  // namespace
+
+Status run_compare(const ArgList& argv) {
+  DEVPLACE_ASSIGN_OR_RETURN(Args args, Args::parse(kSpec, argv));
+  if (args.help_requested()) {
+    std::cout << help_text(kSpec);
+    return Status::ok_status();
+  }
+  const std::optional<std::string> suite = args.get("suite");
+  if (suite && (args.get("graph") || args.get("cluster")))
+    return invalid_input("--suite cannot be combined with --graph or --cluster");
+  if (suite && *suite != "paper") return invalid_input("--suite: expected 'paper', got '" + *suite + "'");
+  DEVPLACE_ASSIGN_OR_RETURN(const std::vector<std::string> methods, resolve_methods(args.get("methods")));
+  DEVPLACE_ASSIGN_OR_RETURN(const PlacerRunOptions options, placer_run_options(args));
+  return suite ? compare_paper_suite(args, methods, options) : compare_one(args, methods, options);
+}
+
+}  // namespace devplace::cli

@@ -1,0 +1,127 @@
+// File: method_comparison.cc
+// Runs methods side by side and relates them (see method_comparison.h).
+#include "cli/method_comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/check.h"
+#include "sim/simulator.h"
+
+namespace devplace::cli {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+const PlacerInfo* find_info(std::string_view name) {
+  for (const PlacerInfo& info : placer_registry()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+bool ran_in_memory(const MethodResult& r) { return r.run && !r.run->evaluation.oom; }
+}  // namespace
+
+Result<std::vector<std::string>> resolve_methods(const std::optional<std::string>& list) {
+  std::vector<std::string> methods;
+  if (!list) {
+    for (const PlacerInfo& info : placer_registry()) {
+      if (info.role != PlacerRole::kReference) methods.emplace_back(info.name);
+    }
+    return methods;
+  }
+  size_t pos = 0;
+  while (pos <= list->size()) {
+    size_t end = list->find(',', pos);
+    if (end == std::string::npos) end = list->size();
+    const std::string name = list->substr(pos, end - pos);
+    if (name.empty()) return invalid_input("--methods: expected comma-separated method names, got '" + *list + "'");
+    Result<std::unique_ptr<Placer>> placer = make_placer(name);
+    if (!placer.ok()) return placer.error().with_prefix("--methods");
+    for (const std::string& m : methods) {
+      if (m == name) return invalid_input("--methods: '" + name + "' is listed twice");
+    }
+    methods.push_back(name);
+    pos = end + 1;
+  }
+  return methods;
+}
+
+Comparison compare_methods(const Problem& problem, const std::vector<std::string>& methods,
+                           const PlacerRunOptions& options) {
+  Comparison c;
+  c.lower_bound = compute_lower_bound(problem);
+  c.best_paper_baseline_s = kInf;
+  for (const std::string& method : methods) {
+    const PlacerInfo* info = find_info(method);
+    DEVPLACE_CHECK(info != nullptr);  // resolve_methods checked the names
+    MethodResult r;
+    r.method = method;
+    r.role = info->role;
+    Simulator sim(problem);
+    Result<PlacerRun> run = run_placer(method, problem, sim, options);
+    if (run.ok()) {
+      r.run = std::move(run).value();
+    } else {
+      r.error = run.error().message();
+    }
+    if (ran_in_memory(r) && r.role == PlacerRole::kPaperBaseline)
+      c.best_paper_baseline_s = std::min(c.best_paper_baseline_s, r.run->evaluation.step_time_s);
+    c.results.push_back(std::move(r));
+  }
+  for (MethodResult& r : c.results) {
+    r.ratio_to_lower_bound = r.run ? ratio(r.run->evaluation.step_time_s, c.lower_bound.value_s()) : kNan;
+    r.speedup_over_paper_baselines = ran_in_memory(r) ? ratio(c.best_paper_baseline_s, r.run->evaluation.step_time_s) : kNan;
+  }
+  return c;
+}
+
+double best_other_s(const Comparison& comparison) {
+  double best = kInf;
+  for (const MethodResult& r : comparison.results) {
+    if (ran_in_memory(r) && r.role != PlacerRole::kPaperBaseline) best = std::min(best, r.run->evaluation.step_time_s);
+  }
+  return best;
+}
+
+json::Json method_result_json(const MethodResult& r) {
+  json::Json j = {{"method", r.method}};
+  if (!r.run) {
+    j.update({{"step_time_s", nullptr}, {"oom", nullptr}, {"search_time_s", nullptr}, {"evaluations", nullptr},
+              {"ratio_to_lower_bound", nullptr}, {"speedup_over_paper_baselines", nullptr}, {"error", r.error}});
+    return j;
+  }
+  j.update({{"step_time_s", r.run->evaluation.step_time_s},
+            {"oom", r.run->evaluation.oom},
+            {"search_time_s", r.run->search_time_s},
+            {"evaluations", r.run->evaluations},
+            {"ratio_to_lower_bound", number_or_null(r.ratio_to_lower_bound)},
+            {"speedup_over_paper_baselines", number_or_null(r.speedup_over_paper_baselines)}});
+  return j;
+}
+
+std::string_view binding_part(const LowerBound& bound) {
+  const double v = bound.value_s();
+  if (bound.critical_path_s == v) return "critical path";
+  if (bound.load_s == v) return "load";
+  return "group";
+}
+
+json::Json lower_bound_json(const LowerBound& bound) {
+  return {{"critical_path_s", bound.critical_path_s},
+          {"load_s", bound.load_s},
+          {"group_s", bound.group_s},
+          {"binding", std::string(binding_part(bound))}};
+}
+
+double ratio(double a, double b) {
+  if (!(a > 0) || !(b > 0) || !std::isfinite(a) || !std::isfinite(b)) return kNan;
+  return a / b;
+}
+
+json::Json number_or_null(double v) { return std::isfinite(v) ? json::Json(v) : json::Json(nullptr); }
+
+}  // namespace devplace::cli

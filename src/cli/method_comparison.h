@@ -1,0 +1,71 @@
+// File: method_comparison.h
+// Runs several placement methods on one problem under the same budget and
+// seed, and relates their step times to the step-time lower bound and to
+// the best of the paper's baselines (PlacerRole::kPaperBaseline) among them.
+// `devplace compare` prints the result; `devplace place` shares the lower
+// bound's reporting.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/json_reader.h"
+#include "common/status.h"
+#include "place/placer.h"
+#include "place/run_placer.h"
+#include "sim/lower_bound.h"
+#include "sim/problem.h"
+
+namespace devplace::cli {
+
+struct MethodResult {
+  std::string method;
+  PlacerRole role = PlacerRole::kSimple;
+  std::optional<PlacerRun> run;  // empty when the method failed on this problem
+  std::string error;             // then its one-line message
+  // step time / lower bound; NaN when the method failed or the bound is 0.
+  double ratio_to_lower_bound = 0;
+  // best paper baseline's step time / this step time; NaN when the method
+  // failed or ran out of memory, or no paper baseline ran without OOM.
+  double speedup_over_paper_baselines = 0;
+};
+
+struct Comparison {
+  LowerBound lower_bound;
+  std::vector<MethodResult> results;  // in the order the methods were given
+  // Fastest step time of a paper baseline that ran without OOM; +inf if none.
+  double best_paper_baseline_s = 0;
+};
+
+// The methods of --methods (comma-separated names, each once), or, without
+// it, every registered method but the reference ones, in registry order.
+// An unknown name is an error listing the known ones.
+Result<std::vector<std::string>> resolve_methods(const std::optional<std::string>& list);
+
+// Runs each method (names from resolve_methods) with its own Simulator.
+// A method that fails is recorded in its row; the others still run.
+Comparison compare_methods(const Problem& problem, const std::vector<std::string>& methods,
+                           const PlacerRunOptions& options);
+
+// Fastest step time among the methods that are not paper baselines and ran
+// without OOM; +inf if none.
+double best_other_s(const Comparison& comparison);
+
+// {"method", "step_time_s", "oom", "search_time_s", "evaluations",
+//  "ratio_to_lower_bound", "speedup_over_paper_baselines"} or, for a failed
+// method, {"method", "error"} with the figures null.
+json::Json method_result_json(const MethodResult& result);
+
+// Which part of the bound binds: "critical path", "load" or "group".
+std::string_view binding_part(const LowerBound& bound);
+// {"critical_path_s", "load_s", "group_s", "binding"}.
+json::Json lower_bound_json(const LowerBound& bound);
+
+// a / b when both are positive and finite, else NaN.
+double ratio(double a, double b);
+// A number, or null for NaN and infinities.
+json::Json number_or_null(double v);
+
+}  // namespace devplace::cli

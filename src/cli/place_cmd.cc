@@ -1,0 +1,149 @@
+// File: place_cmd.cc
+// `devplace place`: runs one placement method and reports its placement's
+// step time against the step-time lower bound and the single-GPU baseline.
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "cli/graph_options.h"
+#include "cli/method_comparison.h"
+#include "cli/placer_options.h"
+#include "cli/problem_source.h"
+#include "common/json_reader.h"
+#include "io/placement_file.h"
+#include "sim/simulator.h"
+
+namespace devplace::cli {
+
+namespace {
+
+const CommandSpec kSpec = {
+    "devplace place --graph SRC --cluster CL --method NAME [--budget SECONDS] [--evaluations N] [--seed N]\n"
+    "       [--grouping paper|colocation] [--training] [--out FILE] [--json]",
+    "Runs one placement method (devplace methods) on SRC and CL, with the simulator as the evaluator a\n"
+    "search method may call within its budget, and prints its placement's step time, whether it runs\n"
+    "out of memory, the search time, the ratio to the step-time lower bound (no placement beats it) and\n"
+    "the speed-up over single-gpu. --out writes the placement (.csv for CSV, else JSON).",
+    with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
+                         {"cluster", "CL", "cluster JSON file or preset name", true},
+                         {"method", "NAME", "placement method (devplace methods)", true},
+                         {"training", "", "expand a forward-only graph file into a training step first"},
+                         {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
+                         {"out", "FILE", "write the placement (.csv for CSV, else JSON)"},
+                         {"json", "", "print one JSON object"}}),
+};
+
+// What `place` reports besides the run itself.
+struct PlaceReport {
+  const Problem& problem;
+  const PlacerRun& run;
+  const PlacerRun& single_gpu;
+  const LowerBound& bound;
+  const PlacerRunOptions& options;
+};
+
+std::vector<int> ops_per_device(const Problem& problem, const Placement& placement) {
+  std::vector<int> n(problem.num_devices(), 0);
+  for (DeviceId d : placement.device_of_op) ++n[d];
+  return n;
+}
+
+json::Json report_json(const PlaceReport& r) {
+  const Cluster& c = r.problem.cluster();
+  const std::vector<int> ops = ops_per_device(r.problem, r.run.placement);
+  json::Json peak = json::Json::object(), per_device = json::Json::object();
+  for (DeviceId d = 0; d < c.num_devices(); ++d) {
+    peak[c.device(d).name] = r.run.evaluation.peak_memory_bytes[d];
+    per_device[c.device(d).name] = ops[d];
+  }
+  const double step = r.run.evaluation.step_time_s;
+  const int64_t max_evaluations = r.options.budget.evaluations;
+  return {{"method", r.run.method},
+          {"graph", r.problem.graph().name()},
+          {"cluster", c.name()},
+          {"ops", r.problem.num_ops()},
+          {"groups", r.run.num_groups},
+          {"grouping", std::string(grouping_kind_name(r.options.grouping.kind))},
+          {"budget", {{"seconds", r.options.budget.seconds}, {"evaluations", max_evaluations > 0 ? json::Json(max_evaluations) : json::Json(nullptr)}}},
+          {"seed", r.options.seed},
+          {"step_time_s", step},
+          {"oom", r.run.evaluation.oom},
+          {"search_time_s", r.run.search_time_s},
+          {"evaluations", r.run.evaluations},
+          {"lower_bound_s", r.bound.value_s()},
+          {"lower_bound", lower_bound_json(r.bound)},
+          {"ratio_to_lower_bound", number_or_null(ratio(step, r.bound.value_s()))},
+          {"single_gpu_step_time_s", r.single_gpu.evaluation.step_time_s},
+          {"single_gpu_oom", r.single_gpu.evaluation.oom},
+          {"speedup_over_single_gpu", number_or_null(ratio(r.single_gpu.evaluation.step_time_s, step))},
+          {"peak_memory_bytes", peak},
+          {"ops_per_device", per_device}};
+}
+
+void print_report(const PlaceReport& r) {
+  const Cluster& c = r.problem.cluster();
+  const Evaluation& e = r.run.evaluation;
+  std::cout << "graph        " << r.problem.graph().name() << " (" << r.problem.num_ops() << " ops, " << r.run.num_groups << " "
+            << grouping_kind_name(r.options.grouping.kind) << " groups"
+            << (r.problem.graph().has_backward() ? ", training step" : ", forward only") << ")\n"
+            << "cluster      " << c.name() << " (" << c.num_devices() << " devices)\n"
+            << "method       " << r.run.method << "\n"
+            << "step time    " << format_seconds(e.step_time_s) << "\n"
+            << "OOM          " << (e.oom ? "yes: a device's peak memory exceeds its capacity" : "no") << "\n"
+            << "search time  " << format_seconds(r.run.search_time_s) << " (" << r.run.evaluations << " evaluations)\n"
+            << "lower bound  " << format_seconds(r.bound.value_s()) << " (" << binding_part(r.bound)
+            << " binds; critical path " << format_seconds(r.bound.critical_path_s) << ", load "
+            << format_seconds(r.bound.load_s) << ", group " << format_seconds(r.bound.group_s) << ")\n"
+            << "vs bound     " << format_ratio(ratio(e.step_time_s, r.bound.value_s())) << " the lower bound\n"
+            << "vs 1 GPU     " << format_ratio(ratio(r.single_gpu.evaluation.step_time_s, e.step_time_s))
+            << " speed-up over single-gpu (" << format_seconds(r.single_gpu.evaluation.step_time_s)
+            << (r.single_gpu.evaluation.oom ? ", OOM" : "") << ")\n\n";
+  std::cout << pad_right("device", 10) << pad_left("ops", 7) << pad_left("peak memory", 14) << pad_left("capacity", 12) << "\n";
+  const std::vector<int> ops = ops_per_device(r.problem, r.run.placement);
+  for (DeviceId d = 0; d < c.num_devices(); ++d) {
+    const bool oom = e.peak_memory_bytes[d] > c.device(d).memory_bytes;
+    std::cout << pad_right(c.device(d).name, 10) << pad_left(std::to_string(ops[d]), 7)
+              << pad_left(format_bytes(e.peak_memory_bytes[d]) + (oom ? "!" : ""), 14)
+              << pad_left(format_bytes(c.device(d).memory_bytes), 12) << "\n";
+  }
+}
+
+}  // namespace
+
+Status run_place(const ArgList& argv) {
+  DEVPLACE_ASSIGN_OR_RETURN(Args args, Args::parse(kSpec, argv));
+  if (args.help_requested()) {
+    std::cout << help_text(kSpec);
+    return Status::ok_status();
+  }
+  const std::string method = *args.get("method");
+  if (Result<std::unique_ptr<Placer>> placer = make_placer(method); !placer.ok()) return placer.error().with_prefix("--method");
+  DEVPLACE_ASSIGN_OR_RETURN(const PlacerRunOptions options, placer_run_options(args));
+  DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
+  DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
+  const Problem& problem = loaded.problem;
+
+  Simulator sim(problem);
+  DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun run, run_placer(method, problem, sim, options));
+  Simulator baseline_sim(problem);
+  DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun single_gpu, run_placer("single-gpu", problem, baseline_sim, options));
+  const LowerBound bound = compute_lower_bound(problem);
+  const PlaceReport report{problem, run, single_gpu, bound, options};
+
+  const std::optional<std::string> out = args.get("out");
+  if (args.flag("json")) {
+    json::Json j = report_json(report);
+    if (out) j["placement_file"] = *out;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    print_report(report);
+  }
+  if (out) {
+    DEVPLACE_RETURN_IF_ERROR(write_placement_file(*out, problem, run.placement));
+    if (!args.flag("json")) std::cout << "\nplacement written to " << *out << "\n";
+  }
+  return Status::ok_status();
+}
+
+}  // namespace devplace::cli
