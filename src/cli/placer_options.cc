@@ -8,8 +8,8 @@
 namespace devplace::cli {
 
 std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
-  options.push_back({"budget", "SECONDS", "search time per method (default 10)"});
-  options.push_back({"evaluations", "N", "most simulated steps per method (default no limit)"});
+  options.push_back({"budget", "SECONDS", "search time per method (a time limit: results may vary between runs)"});
+  options.push_back({"evaluations", "N", "most simulated steps per method (default: the method's own, 5000 for local-search)"});
   options.push_back({"seed", "N", "seed for randomized methods (default 1)"});
   options.push_back({"grouping", "KIND", "what placers assign: paper (merged chains, default) or colocation"});
   return options;
@@ -17,7 +17,6 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
 
 Result<PlacerRunOptions> placer_run_options(const Args& args) {
   PlacerRunOptions options;
-  options.budget.seconds = kDefaultBudgetSeconds;
   if (auto text = args.get("budget")) {
     double seconds = 0;
     auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), seconds);

@@ -13,15 +13,12 @@
 
 namespace devplace::cli {
 
-// Search time per method when --budget is not given. Search placers would
-// otherwise run without a time limit.
-inline constexpr double kDefaultBudgetSeconds = 10;
-
 // `options` followed by the placer options' specs.
 std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options);
 
-// Reads the placer options: --budget SECONDS (> 0, default kDefaultBudgetSeconds),
-// --evaluations N (> 0, default no limit), --seed N (default 1),
+// Reads the placer options: --budget SECONDS (> 0), --evaluations N (> 0),
+// --seed N (default 1), with neither limit given each search placer uses its
+// own evaluation count (local-search: 5000), so results repeat for a seed;
 // --grouping paper|colocation (default paper). An error is one line naming the flag.
 Result<PlacerRunOptions> placer_run_options(const Args& args);
 
