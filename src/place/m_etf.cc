@@ -11,6 +11,8 @@
 #include <limits>
 #include <queue>
 
+#include "place/device_choice.h"
+
 namespace devplace {
 
 namespace {
@@ -28,19 +30,20 @@ struct Entry {
   bool operator>(const Entry& other) const { return start != other.start ? start > other.start : topo > other.topo; }
 };
 
-Choice best_choice(const Problem& problem, const ListSchedule& schedule, OpId op, DeviceId only) {
+// `devices`: where the op may go (the GPUs, or every device for ops no GPU can run).
+Choice best_choice(const Problem& problem, const ListSchedule& schedule, OpId op, DeviceMask devices, DeviceId only) {
   Choice best;
   auto consider = [&](DeviceId d) {
     const double duration = problem.op_time_s(op, d);
     const double start = schedule.earliest_start_s(d, schedule.data_ready_s(op, d), duration, /*insertion=*/false);
     if (start < best.start || (start == best.start && start + duration < best.finish)) best = {start, start + duration, d};
   };
-  if (only != kNoId && schedule.eligible(op, only)) {
+  if (only != kNoId && ((devices >> only) & 1u) && schedule.eligible(op, only)) {
     consider(only);
     return best;
   }
   for (DeviceId d = 0; d < problem.num_devices(); ++d) {
-    if (schedule.eligible(op, d)) consider(d);
+    if (((devices >> d) & 1u) && schedule.eligible(op, d)) consider(d);
   }
   if (best.device == kNoId) consider(schedule.roomiest_device(op));
   return best;
@@ -51,6 +54,12 @@ Choice best_choice(const Problem& problem, const ListSchedule& schedule, OpId op
 ListSchedule etf_schedule(const Problem& problem, const Grouping& grouping, const std::vector<OpId>& favourite_parent) {
   const Graph& g = problem.graph();
   ListSchedule schedule(problem, grouping);
+  DeviceMask gpus = 0;
+  for (DeviceId d : gpus_or_all_devices(problem.cluster())) gpus |= DeviceMask{1} << d;
+  auto devices_for = [&](OpId op) {
+    const DeviceMask allowed = grouping.allowed_devices(grouping.group_of(op));
+    return (allowed & gpus) != 0 ? gpus : allowed;
+  };
   auto preferred = [&](OpId op) {
     if (favourite_parent.empty() || favourite_parent[op] == kNoId) return kNoId;
     return schedule.bound_device(favourite_parent[op]);
@@ -61,14 +70,15 @@ ListSchedule etf_schedule(const Problem& problem, const Grouping& grouping, cons
     for (OpId c : t.consumers) ++waiting[c];
   }
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
-  auto push = [&](OpId op) { heap.push({best_choice(problem, schedule, op, preferred(op)).start, g.topo_index(op), op}); };
+  auto choose = [&](OpId op) { return best_choice(problem, schedule, op, devices_for(op), preferred(op)); };
+  auto push = [&](OpId op) { heap.push({choose(op).start, g.topo_index(op), op}); };
   for (OpId op = 0; op < g.num_ops(); ++op) {
     if (waiting[op] == 0) push(op);
   }
   while (!heap.empty()) {
     const Entry e = heap.top();
     heap.pop();
-    const Choice c = best_choice(problem, schedule, e.op, preferred(e.op));
+    const Choice c = choose(e.op);
     if (!heap.empty() && c.start > heap.top().start) {
       heap.push({c.start, e.topo, e.op});
       continue;

@@ -4,7 +4,9 @@
 // 1989). Repeatedly schedules, among the ops whose inputs are all
 // scheduled, the one that can start earliest, on the eligible device where
 // it starts earliest (ties: earlier finish, then lower device id), without
-// inserting into idle gaps.
+// inserting into idle gaps. Like Baechi it places on the GPUs; only ops no
+// GPU can run go elsewhere. (ETF assumes identical machines: with a slow
+// CPU in the set, "starts earliest" sends work to the idle CPU.)
 #pragma once
 
 #include <vector>
