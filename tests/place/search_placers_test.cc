@@ -1,6 +1,6 @@
 // exhaustive and local-search: the true optimum of tiny graphs, and local
-// search reaching it; every placer on every zoo model: valid, deterministic,
-// never faster than the lower bound.
+// search reaching it; every placer on every zoo model and on imported graphs
+// (PipeDream, ONNX): valid, deterministic, never faster than the lower bound.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -11,6 +11,7 @@
 #include "cost/cost_model.h"
 #include "graph/builder.h"
 #include "graph/training_step.h"
+#include "io/graph_source.h"
 #include "place/run_placer.h"
 #include "place/search.h"
 #include "sim/lower_bound.h"
@@ -101,16 +102,23 @@ TEST(LocalSearch, ReturnsAPlacementThatFitsWhenItSawOne) {
   EXPECT_FALSE(run_placer("local-search", p, sim, options).value().evaluation.oom);
 }
 
-struct ZooCase {
-  const char* model;
+struct ModelCase {
+  const char* name;     // test name
+  const char* source;   // zoo:NAME, or a file under tests/
+  bool training;        // expand a forward-only file
   const char* cluster;
 };
 
-class PlacersOnZoo : public ::testing::TestWithParam<ZooCase> {};
+class PlacersOnModels : public ::testing::TestWithParam<ModelCase> {};
 
-TEST_P(PlacersOnZoo, EveryPlacerIsValidDeterministicAndAboveTheLowerBound) {
+TEST_P(PlacersOnModels, EveryPlacerIsValidDeterministicAndAboveTheLowerBound) {
   setenv("DEVPLACE_CLUSTERS", DEVPLACE_CLUSTERS_DIR, 1);
-  Graph g = build_zoo_model(GetParam().model).value();
+  const std::string source = GetParam().source;
+  const std::string spec = source.rfind("zoo:", 0) == 0 ? source : std::string(DEVPLACE_TESTDATA_DIR) + "/" + source;
+  GraphLoadOptions load;
+  load.training = GetParam().training;
+  Graph g = load_graph(spec, load).value();
+  ASSERT_TRUE(g.has_backward());
   Cluster c = load_cluster(GetParam().cluster).value();
   auto cost = make_default_cost_model();
   Problem p = Problem::create(g, c, *cost).value();
@@ -128,10 +136,16 @@ TEST_P(PlacersOnZoo, EveryPlacerIsValidDeterministicAndAboveTheLowerBound) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, PlacersOnZoo,
-                         ::testing::Values(ZooCase{"rnnlm", "k80x2"}, ZooCase{"nmt", "k80x4"}, ZooCase{"inception_v3", "k80x4"},
-                                           ZooCase{"resnet50", "hetero"}, ZooCase{"transformer", "v100x8"}),
-                         [](const auto& info) { return std::string(info.param.model) + "_" + info.param.cluster; });
+INSTANTIATE_TEST_SUITE_P(
+    Models, PlacersOnModels,
+    ::testing::Values(ModelCase{"rnnlm_k80x2", "zoo:rnnlm", false, "k80x2"}, ModelCase{"nmt_k80x4", "zoo:nmt", false, "k80x4"},
+                      ModelCase{"inception_v3_k80x4", "zoo:inception_v3", false, "k80x4"},
+                      ModelCase{"resnet50_hetero", "zoo:resnet50", false, "hetero"},
+                      ModelCase{"transformer_v100x8", "zoo:transformer", false, "v100x8"},
+                      ModelCase{"pipedream_gnmt_k80x4", "io/testdata/pipedream/gnmt/graph.txt", false, "k80x4"},
+                      ModelCase{"onnx_mobilenet_v2_k80x2", "io/testdata/onnx/mobilenet_v2.onnx", true, "k80x2"},
+                      ModelCase{"onnx_lstm_a100x8", "io/testdata/onnx/lstm.onnx", true, "a100x8"}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace devplace
