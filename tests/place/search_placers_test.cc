@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../test_clusters.h"
+#include "../test_graphs.h"
 #include "cluster/cluster_json.h"
 #include "cost/cost_model.h"
 #include "graph/builder.h"
@@ -21,32 +22,13 @@
 namespace devplace {
 namespace {
 
-// A random DAG of `n` ops (edges only forward in id order) with random
-// FLOPs and tensor sizes, so that placements trade compute against
-// transfers; some ops have parameters, so that memory can bind.
-Graph tiny_dag(uint64_t seed, int n) {
-  Rng rng(seed);
-  GraphBuilder b("tiny" + std::to_string(seed));
-  std::vector<TensorId> out;
-  for (int i = 0; i < n; ++i) {
-    const OpId op = b.add_op("op" + std::to_string(i), "MatMul");
-    b.mutable_op(op).flops = 1e9 * static_cast<double>(1 + rng.below(200));
-    b.mutable_op(op).parameter_bytes = rng.below(3) == 0 ? 300'000'000 : 0;
-    for (int j = 0; j < i; ++j) {
-      if (rng.below(3) == 0 || j == i - 1) b.add_input(op, out[j]);
-    }
-    out.push_back(b.add_output(op, "t" + std::to_string(i), {}, DType::kFloat32, static_cast<int64_t>(1 + rng.below(50)) * 1'000'000));
-  }
-  return std::move(b).build().value();
-}
-
 double cost_of(const Problem& p, Simulator& sim, const Placement& pl) { return search_cost_s(p, sim.evaluate(pl).value()); }
 
 TEST(Exhaustive, IsNoWorseThanAnyOtherPlacerOnTinyGraphs) {
   Cluster c = testing::toy_cluster(700'000'000);
   auto cost = make_default_cost_model();
   for (uint64_t seed = 1; seed <= 4; ++seed) {
-    Graph g = tiny_dag(seed, 6);
+    Graph g = testing::tiny_dag(seed, 6);
     Problem p = Problem::create(g, c, *cost).value();
     Simulator sim(p);
     PlacerRunOptions options;
@@ -76,7 +58,7 @@ TEST(LocalSearch, FindsTheExhaustiveOptimumOnEveryTinyGraph) {
   Cluster c = testing::toy_cluster(700'000'000);
   auto cost = make_default_cost_model();
   for (uint64_t seed = 1; seed <= 8; ++seed) {
-    Graph g = tiny_dag(seed, 7);
+    Graph g = testing::tiny_dag(seed, 7);
     Problem p = Problem::create(g, c, *cost).value();
     Simulator sim(p);
     PlacerRunOptions options;
@@ -94,7 +76,7 @@ TEST(LocalSearch, ReturnsAPlacementThatFitsWhenItSawOne) {
   // the search must not.
   Cluster c = testing::toy_cluster(700'000'000);
   auto cost = make_default_cost_model();
-  Graph g = tiny_dag(3, 7);
+  Graph g = testing::tiny_dag(3, 7);
   Problem p = Problem::create(g, c, *cost).value();
   Simulator sim(p);
   PlacerRunOptions options;
@@ -125,7 +107,7 @@ TEST_P(PlacersOnModels, EveryPlacerIsValidDeterministicAndAboveTheLowerBound) {
   const double bound = compute_lower_bound(p).value_s();
   Simulator sim(p);
   for (const PlacerInfo& info : placer_registry()) {
-    if (info.role == PlacerRole::kReference) continue;
+    if (info.role == PlacerRole::kReference || info.role == PlacerRole::kLearned) continue;  // tests/rl covers rl
     PlacerRunOptions options;
     options.budget.evaluations = 100;
     const PlacerRun a = run_placer(info.name, p, sim, options).value();
