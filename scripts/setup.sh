@@ -13,6 +13,7 @@ packages=(
   libopenblas0-pthread                           # fast BLAS for torch (the reference BLAS is ~7x slower)
   clang libclang-rt-14-dev                       # libFuzzer targets for the importers
   libscotch-dev libmetis-dev                     # graph partitioners behind the scotch, mincut and metis placers
+  libtorch-dev                                   # LibTorch (CPU) for the rl placer; only src/rl/ includes its headers
 )
 
 missing=()

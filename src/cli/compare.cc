@@ -25,13 +25,13 @@ const CommandSpec kSpec = {
     "   or: devplace compare --suite paper [--methods A,B,...] [--budget SECONDS] [--json]",
     "Runs each method with the same budget and seed and prints its step time (OOM where a device runs\n"
     "out of memory), its search time, its speed-up over the best of the paper's baselines that ran, and\n"
-    "its ratio to the step-time lower bound. Methods default to every method but the reference ones\n"
+    "its ratio to the step-time lower bound. Methods default to every method but exhaustive and rl\n"
     "(devplace methods). --suite paper prints the paper's Table 1 instead: RNNLM, NMT and Inception-V3\n"
     "on k80x2 and k80x4, one column per method.",
     with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
                          {"cluster", "CL", "cluster JSON file or preset name"},
                          {"suite", "NAME", "a fixed set of graphs and clusters instead: paper (Table 1)"},
-                         {"methods", "A,B,...", "the methods to run (default: all but the reference ones)"},
+                         {"methods", "A,B,...", "the methods to run (default: all but exhaustive and rl)"},
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
                          {"json", "", "print one JSON object"}}),

@@ -29,7 +29,7 @@ Result<std::vector<std::string>> resolve_methods(const std::optional<std::string
   std::vector<std::string> methods;
   if (!list) {
     for (const PlacerInfo& info : placer_registry()) {
-      if (info.role != PlacerRole::kReference) methods.emplace_back(info.name);
+      if (info.role != PlacerRole::kReference && info.role != PlacerRole::kLearned) methods.emplace_back(info.name);
     }
     return methods;
   }

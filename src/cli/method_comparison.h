@@ -40,7 +40,7 @@ struct Comparison {
 };
 
 // The methods of --methods (comma-separated names, each once), or, without
-// it, every registered method but the reference ones, in registry order.
+// it, every registered method but the reference and learned ones (exhaustive, rl), in registry order.
 // An unknown name is an error listing the known ones.
 Result<std::vector<std::string>> resolve_methods(const std::optional<std::string>& list);
 

@@ -53,7 +53,8 @@ enum class PlacerRole {
   kPaperBaseline,  // the paper's baselines: CPU only, single GPU, Scotch, MinCut, expert
   kSimple,         // other naive placements: round-robin, random
   kAlgorithm,      // fast placement algorithms that need no evaluator: HEFT, Baechi's m-*
-  kSearch,         // search guided by the evaluator within the budget: local search, RL
+  kSearch,         // search guided by the evaluator within the budget: local search
+  kLearned,        // learned policies (RL): minutes of training, so run only when named
   kReference,      // exact methods for tiny graphs only (not in comparisons by default)
 };
 

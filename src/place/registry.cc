@@ -17,6 +17,7 @@
 #include "place/round_robin.h"
 #include "place/scotch.h"
 #include "place/single_gpu.h"
+#include "rl/rl_placer.h"
 
 namespace devplace {
 
@@ -51,6 +52,9 @@ const std::vector<PlacerInfo>& placer_registry() {
        &make<MSctPlacer>},
       {"local-search", PlacerRole::kSearch,
        "simulated annealing and hill climbing over group moves, from the best of the above", &make<LocalSearchPlacer>},
+      {"rl", PlacerRole::kLearned,
+       "the paper's method: a seq2seq policy over the groups trained by REINFORCE on step times",
+       &rl::make_rl_placer},
       {"exhaustive", PlacerRole::kReference, "every placement of a tiny graph (at most 1e6); the true optimum",
        &make<ExhaustivePlacer>},
   };

@@ -61,7 +61,7 @@ TEST(SimplePlacers, CpuOnlyOpsAndPinsWin) {
 TEST(SimplePlacers, UnknownNameListsTheKnownOnes) {
   Result<std::unique_ptr<Placer>> p = make_placer("hef");
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error().message(), "unknown placer 'hef' (known: cpu, single-gpu, scotch, mincut, expert, round-robin, random, metis, heft, m-topo, m-etf, m-sct, local-search, exhaustive)");
+  EXPECT_EQ(p.error().message(), "unknown placer 'hef' (known: cpu, single-gpu, scotch, mincut, expert, round-robin, random, metis, heft, m-topo, m-etf, m-sct, local-search, rl, exhaustive)");
 }
 
 TEST(SimplePlacers, SameSeedSamePlacement) {
@@ -71,6 +71,7 @@ TEST(SimplePlacers, SameSeedSamePlacement) {
   Problem p = Problem::create(g, c, *cost).value();
   for (const PlacerInfo& info : placer_registry()) {
     if (info.role == PlacerRole::kReference) continue;  // exhaustive refuses a graph this size
+    if (info.role == PlacerRole::kLearned) continue;    // tests/rl covers rl
     EXPECT_EQ(place(std::string(info.name), p), place(std::string(info.name), p)) << info.name;
   }
 }

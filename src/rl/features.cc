@@ -1,0 +1,78 @@
+// File: features.cc
+// Group feature vectors for the policy (see features.h).
+#include "rl/features.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string_view>
+
+namespace devplace::rl {
+
+int feature_dim(int num_devices) { return kTypeBuckets + 6 + num_devices; }
+
+namespace {
+// FNV-1a: a hash that does not change between library versions or runs.
+uint32_t type_bucket(std::string_view type) {
+  uint32_t h = 2166136261u;
+  for (char c : type) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  return h % kTypeBuckets;
+}
+}  // namespace
+
+GroupFeatures group_features(const Problem& problem, const Grouping& grouping) {
+  const Graph& g = problem.graph();
+  const int ng = grouping.num_groups();
+  const int nd = problem.num_devices();
+  GroupFeatures f;
+  f.num_groups = ng;
+  f.dim = feature_dim(nd);
+  f.values.assign(static_cast<size_t>(ng) * f.dim, 0.0f);
+
+  std::vector<double> out_bytes(ng), resident(ng), work(ng);
+  std::vector<std::vector<int32_t>> reads(ng), writes(ng);
+  for (int32_t grp = 0; grp < ng; ++grp) {
+    float* row = &f.values[static_cast<size_t>(grp) * f.dim];
+    const std::vector<OpId>& ops = grouping.ops(grp);
+    for (OpId op : ops) row[type_bucket(g.op(op).type)] += 1.0f / static_cast<float>(ops.size());
+    double fastest = std::numeric_limits<double>::infinity();
+    for (DeviceId d = 0; d < nd; ++d) fastest = std::min(fastest, grouping.work_s(grp, d));
+    out_bytes[grp] = std::log1p(static_cast<double>(grouping.output_bytes(grp)));
+    resident[grp] = std::log1p(static_cast<double>(grouping.resident_bytes(grp)));
+    work[grp] = std::log1p(std::isfinite(fastest) ? fastest * 1e6 : 0.0);
+    for (DeviceId d = 0; d < nd; ++d) row[kTypeBuckets + 6 + d] = grouping.allows(grp, d) ? 1.0f : 0.0f;
+  }
+  for (const Tensor& t : g.tensors()) {
+    const int32_t from = grouping.group_of(t.producer);
+    for (OpId c : t.consumers) {
+      const int32_t to = grouping.group_of(c);
+      if (to == from) continue;
+      writes[from].push_back(to);
+      reads[to].push_back(from);
+    }
+  }
+  std::vector<double> n_reads(ng), n_writes(ng);
+  for (int32_t grp = 0; grp < ng; ++grp) {
+    for (auto* list : {&reads[grp], &writes[grp]}) {
+      std::sort(list->begin(), list->end());
+      list->erase(std::unique(list->begin(), list->end()), list->end());
+    }
+    n_reads[grp] = static_cast<double>(reads[grp].size());
+    n_writes[grp] = static_cast<double>(writes[grp].size());
+  }
+  auto put = [&](const std::vector<double>& column, int k) {
+    const double top = column.empty() ? 0.0 : *std::max_element(column.begin(), column.end());
+    for (int32_t grp = 0; grp < ng; ++grp) f.values[static_cast<size_t>(grp) * f.dim + k] = top > 0 ? static_cast<float>(column[grp] / top) : 0.0f;
+  };
+  put(out_bytes, kTypeBuckets + 0);
+  put(resident, kTypeBuckets + 1);
+  put(work, kTypeBuckets + 2);
+  put(n_reads, kTypeBuckets + 3);
+  put(n_writes, kTypeBuckets + 4);
+  for (int32_t grp = 0; grp < ng; ++grp)
+    f.values[static_cast<size_t>(grp) * f.dim + kTypeBuckets + 5] = ng > 1 ? static_cast<float>(grp) / static_cast<float>(ng - 1) : 0.0f;
+  return f;
+}
+
+}  // namespace devplace::rl

@@ -1,0 +1,40 @@
+// File: features.h
+// The policy's input: one feature vector per group of the grouping, in group
+// (topological) order. Plain C++, no torch, so it is tested and reused
+// without LibTorch.
+//
+// Per group, following the paper's group embedding:
+// - op types: counts of the group's ops per type bucket (types hashed into
+//   kTypeBuckets buckets, so unseen graphs need no vocabulary), divided by
+//   the group's op count;
+// - sizes: log(1 + summed output bytes), log(1 + resident bytes), log(1 +
+//   work in microseconds on its fastest device), each divided by its largest
+//   value over the graph;
+// - adjacency: the number of groups it reads from and writes to, each
+//   divided by the largest; its position in topological order, 0..1;
+// - devices: one flag per device it may use.
+// Every feature lies in [0, 1], so graphs of different scales train alike.
+#pragma once
+
+#include <vector>
+
+#include "group/grouping.h"
+#include "sim/problem.h"
+
+namespace devplace::rl {
+
+inline constexpr int kTypeBuckets = 16;
+
+struct GroupFeatures {
+  int num_groups = 0;
+  int dim = 0;
+  std::vector<float> values;  // num_groups x dim, row-major
+  float at(int group, int k) const { return values[static_cast<size_t>(group) * dim + k]; }
+};
+
+// kTypeBuckets + 6 + number of devices.
+int feature_dim(int num_devices);
+
+GroupFeatures group_features(const Problem& problem, const Grouping& grouping);
+
+}  // namespace devplace::rl
