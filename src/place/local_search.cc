@@ -9,7 +9,6 @@
 #include <string>
 #include <unordered_map>
 
-#include "place/search.h"
 
 namespace devplace {
 
@@ -59,10 +58,17 @@ class CostCache {
 }  // namespace
 
 Result<Placement> LocalSearchPlacer::place(const PlaceContext& ctx) {
+  // The start's evaluations count against the budget.
+  const SearchClock clock(ctx.budget, ctx.evaluator, kDefaultEvaluations);
+  DEVPLACE_ASSIGN_OR_RETURN(ScoredDevices start, best_fast_placement(ctx));
+  return local_search_from(ctx, std::move(start.devices), clock);
+}
+
+Result<Placement> local_search_from(const PlaceContext& ctx, std::vector<DeviceId> start, const SearchClock& clock) {
+  constexpr int64_t kDefaultEvaluations = LocalSearchPlacer::kDefaultEvaluations;
   const Grouping& grouping = ctx.grouping;
   const int ng = grouping.num_groups();
   const int nd = ctx.problem.num_devices();
-  SearchClock clock(ctx.budget, ctx.evaluator, kDefaultEvaluations);
   CostCache cache;
   // Proposals, cached or not, are capped too, so a tiny problem whose every
   // placement is cached still ends.
@@ -78,20 +84,9 @@ Result<Placement> LocalSearchPlacer::place(const PlaceContext& ctx) {
     return cost;
   };
 
-  // Start from the best of the baselines and the fast algorithms.
   Scored best;
-  bool have_best = false;
-  for (const PlacerInfo& info : placer_registry()) {
-    if (info.role != PlacerRole::kPaperBaseline && info.role != PlacerRole::kAlgorithm) continue;
-    Rng rng(ctx.rng.next_u64());
-    DEVPLACE_ASSIGN_OR_RETURN(Placement p, info.make()->place(PlaceContext{ctx.problem, grouping, ctx.evaluator, ctx.budget, rng}));
-    std::vector<DeviceId> devices = grouping.device_of_groups(p);
-    DEVPLACE_ASSIGN_OR_RETURN(const double cost, score(devices));
-    if (!have_best || cost < best.cost) {
-      best = {std::move(devices), cost};
-      have_best = true;
-    }
-  }
+  DEVPLACE_ASSIGN_OR_RETURN(best.cost, score(start));
+  best.devices = std::move(start);
 
   std::vector<int32_t> movable;  // groups with a choice of device
   for (int32_t g = 0; g < ng; ++g) {

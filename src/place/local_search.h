@@ -17,8 +17,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "place/placer.h"
+#include "place/search.h"
 
 namespace devplace {
 
@@ -28,5 +30,10 @@ class LocalSearchPlacer : public Placer {
   std::string_view name() const override { return "local-search"; }
   Result<Placement> place(const PlaceContext& context) override;
 };
+
+// The same search from a given start (devices per group of the context's
+// grouping) instead of the fast placers' best, until `clock` runs out: the
+// RL placers' polish.
+Result<Placement> local_search_from(const PlaceContext& context, std::vector<DeviceId> start, const SearchClock& clock);
 
 }  // namespace devplace

@@ -26,6 +26,20 @@ struct Budget {
   int64_t evaluations = 0;
 };
 
+// How the learned placers (rl, hierarchical) train; the others ignore it.
+// The CLI fills it from --iterations, --training-log, --checkpoint,
+// --checkpoint-every and --resume, and sets `progress` when stderr is a
+// terminal.
+struct TrainingRunOptions {
+  int64_t iterations = 0;          // policy updates; 0: from the budget, else the method's default
+  std::string log_path;            // CSV training log, one row per update ("" for none)
+  std::string checkpoint_path;     // written every checkpoint_every updates and at the end ("" for none)
+  int64_t checkpoint_every = 10;
+  std::string resume_path;         // continue from this checkpoint ("" to start afresh)
+  bool progress = false;           // draw a progress bar on stderr
+  int threads = 1;                 // threads that evaluate the K samples of an update
+};
+
 // Everything a placer may use. The grouping is built from the problem;
 // placers assign its groups, so a returned placement honours it.
 struct PlaceContext {
@@ -34,6 +48,7 @@ struct PlaceContext {
   Evaluator& evaluator;
   Budget budget;
   Rng& rng;
+  TrainingRunOptions training = {};
 };
 
 class Placer {

@@ -14,7 +14,7 @@ Result<PlacerRun> run_placer(std::string_view method, const Problem& problem, Ev
   const int64_t evaluations_before = evaluator.num_evaluations();
   const auto start = std::chrono::steady_clock::now();
   DEVPLACE_ASSIGN_OR_RETURN(Placement placement,
-                            placer->place(PlaceContext{problem, grouping, evaluator, options.budget, rng}));
+                            placer->place(PlaceContext{problem, grouping, evaluator, options.budget, rng, options.training}));
   const double search_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const int64_t evaluations = evaluator.num_evaluations() - evaluations_before;
   DEVPLACE_RETURN_IF_ERROR(check_placement(problem, placement));

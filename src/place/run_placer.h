@@ -20,6 +20,7 @@ struct PlacerRunOptions {
   Budget budget;
   uint64_t seed = 1;
   GroupingOptions grouping;
+  TrainingRunOptions training;  // for the learned placers
 };
 
 struct PlacerRun {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/check.h"
+
 namespace devplace {
 
 double search_cost_s(const Problem& problem, const Evaluation& evaluation) {
@@ -13,6 +15,25 @@ double search_cost_s(const Problem& problem, const Evaluation& evaluation) {
     over_bytes += static_cast<double>(std::max<int64_t>(0, evaluation.peak_memory_bytes[d] - problem.cluster().device(d).memory_bytes));
   }
   return evaluation.step_time_s + 100.0 + over_bytes * 1e-9;
+}
+
+Result<ScoredDevices> best_fast_placement(const PlaceContext& ctx) {
+  ScoredDevices best;
+  bool have_best = false;
+  for (const PlacerInfo& info : placer_registry()) {
+    if (info.role != PlacerRole::kPaperBaseline && info.role != PlacerRole::kAlgorithm) continue;
+    Rng rng(ctx.rng.next_u64());
+    DEVPLACE_ASSIGN_OR_RETURN(Placement p, info.make()->place(PlaceContext{ctx.problem, ctx.grouping, ctx.evaluator, ctx.budget, rng}));
+    std::vector<DeviceId> devices = ctx.grouping.device_of_groups(p);
+    DEVPLACE_ASSIGN_OR_RETURN(Evaluation e, ctx.evaluator.evaluate(ctx.grouping.to_placement(devices)));
+    const double cost = search_cost_s(ctx.problem, e);
+    if (!have_best || cost < best.cost) {
+      best = {std::move(devices), cost};
+      have_best = true;
+    }
+  }
+  DEVPLACE_CHECK(have_best);
+  return best;
 }
 
 SearchClock::SearchClock(const Budget& budget, const Evaluator& evaluator, int64_t default_evaluations)

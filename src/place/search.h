@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <vector>
 
 #include "place/placer.h"
 
@@ -16,6 +17,16 @@ namespace devplace {
 // placements the one that overflows less ranks higher. Any placement that
 // fits ranks above every one that does not.
 double search_cost_s(const Problem& problem, const Evaluation& evaluation);
+
+// The best placement, by search_cost_s, among those of every registered
+// placer of the paper-baseline and algorithm roles (no search): where
+// local-search starts and what the RL warm start imitates. Per group of
+// the context's grouping.
+struct ScoredDevices {
+  std::vector<DeviceId> devices;  // per group
+  double cost = 0;                // search_cost_s
+};
+Result<ScoredDevices> best_fast_placement(const PlaceContext& context);
 
 // The budget of one place() call, counted from construction.
 class SearchClock {

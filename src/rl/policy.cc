@@ -1,59 +1,154 @@
 // File: policy.cc
-// The seq2seq placement policy (see policy.h).
+// The seq2seq placement network and the rl placer's policy (see policy.h).
 #include "rl/policy.h"
 
+#include <cmath>
 #include <limits>
+
+#include "common/check.h"
+#include "rl/lstm_sequence.h"
 
 namespace devplace::rl {
 
-Seq2SeqPolicyImpl::Seq2SeqPolicyImpl(int feature_dim, int num_devices, const PolicyOptions& options)
+Seq2SeqNetImpl::Seq2SeqNetImpl(int feature_dim, int num_devices, const PolicyOptions& options)
     : options_(options), num_devices_(num_devices) {
   const int h = options.hidden;
+  const int e = options.device_embedding;
   embed_ = register_module("embed", torch::nn::Linear(feature_dim, h));
-  encoder_ = register_module("encoder", torch::nn::LSTM(torch::nn::LSTMOptions(h, h).bidirectional(true)));
-  decoder_ = register_module("decoder", torch::nn::LSTMCell(options.device_embedding + 2 * h, 2 * h));
-  device_embed_ = register_module("device_embed", torch::nn::Embedding(num_devices + 1, options.device_embedding));
-  attend_encoder_ = register_module("attend_encoder", torch::nn::Linear(torch::nn::LinearOptions(2 * h, options.attention).bias(false)));
-  attend_decoder_ = register_module("attend_decoder", torch::nn::Linear(2 * h, options.attention));
-  attend_score_ = register_module("attend_score", torch::nn::Linear(torch::nn::LinearOptions(options.attention, 1).bias(false)));
+  // LSTM weights start as torch's do: U(-1/sqrt(hidden), 1/sqrt(hidden)).
+  auto uniform = [](std::initializer_list<int64_t> shape, int64_t hidden) {
+    const double bound = 1.0 / std::sqrt(static_cast<double>(hidden));
+    return torch::empty(shape).uniform_(-bound, bound);
+  };
+  for (int dir = 0; dir < 2; ++dir) {
+    const std::string suffix = dir == 0 ? "_forward" : "_backward";
+    enc_w_ih_[dir] = register_parameter("encoder_w_ih" + suffix, uniform({4 * h, h}, h));
+    enc_w_hh_[dir] = register_parameter("encoder_w_hh" + suffix, uniform({4 * h, h}, h));
+    enc_bias_[dir] = register_parameter("encoder_bias" + suffix, uniform({4 * h}, h));
+  }
+  dec_w_ih_ = register_parameter("decoder_w_ih", uniform({8 * h, e + 2 * h}, 2 * h));
+  dec_w_hh_ = register_parameter("decoder_w_hh", uniform({8 * h, 2 * h}, 2 * h));
+  dec_bias_ = register_parameter("decoder_bias", uniform({8 * h}, 2 * h));
+  device_embed_ = register_module("device_embed", torch::nn::Embedding(num_devices + 1, e));
+  if (options.attention_kind == Attention::kAdditive) {
+    attend_encoder_ = register_module("attend_encoder", torch::nn::Linear(torch::nn::LinearOptions(2 * h, options.attention).bias(false)));
+    attend_decoder_ = register_module("attend_decoder", torch::nn::Linear(2 * h, options.attention));
+    attend_score_ = register_module("attend_score", torch::nn::Linear(torch::nn::LinearOptions(options.attention, 1).bias(false)));
+  } else {
+    attend_encoder_ = register_module("attend_encoder", torch::nn::Linear(torch::nn::LinearOptions(2 * h, 2 * h).bias(false)));
+  }
   out_ = register_module("out", torch::nn::Linear(4 * h, num_devices));
 }
 
-PolicyOutput Seq2SeqPolicyImpl::forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
-                                        double noise_std) {
-  const int64_t g = features.size(0);
-  // Encoder: [G, 1, H] -> [G, 2H], shared by the K samples.
-  const torch::Tensor x = torch::relu(embed_->forward(features)).unsqueeze(1);
-  const torch::Tensor enc = std::get<0>(encoder_->forward(x)).squeeze(1);
-  const torch::Tensor keys = attend_encoder_->forward(enc);  // [G, A]
+namespace {
 
-  torch::Tensor h = torch::zeros({k, 2 * options_.hidden});
-  torch::Tensor c = torch::zeros({k, 2 * options_.hidden});
-  torch::Tensor prev = torch::full({k}, num_devices_, torch::kLong);  // the start token
-  std::vector<torch::Tensor> chosen, log_probs, entropies;
-  chosen.reserve(g);
-  log_probs.reserve(g);
-  entropies.reserve(g);
-  const torch::Tensor neg_inf = torch::full({1}, -std::numeric_limits<float>::infinity());
-  for (int64_t step = 0; step < g; ++step) {
-    const torch::Tensor input = torch::cat({device_embed_->forward(prev), enc[step].expand({k, -1})}, 1);
-    std::tie(h, c) = decoder_->forward(input, std::make_tuple(h, c));
-    // Bahdanau attention: score_j = v . tanh(W_e enc_j + W_d h).
-    const torch::Tensor scores = attend_score_->forward(torch::tanh(keys.unsqueeze(0) + attend_decoder_->forward(h).unsqueeze(1))).squeeze(2);
-    const torch::Tensor context = torch::matmul(torch::softmax(scores, 1), enc);  // [K, 2H]
-    torch::Tensor logits = out_->forward(torch::cat({h, context}, 1)) / options_.temperature;
-    logits = options_.logit_clip * torch::tanh(logits);
-    if (noise_std > 0) logits = logits + noise_std * torch::randn_like(logits);
-    logits = torch::where(allowed[step].unsqueeze(0).expand({k, -1}), logits, neg_inf);
-    const torch::Tensor logp = torch::log_softmax(logits, 1);
-    const torch::Tensor p = logp.exp();
-    const torch::Tensor device = greedy ? logits.argmax(1) : torch::multinomial(p.detach(), 1).squeeze(1);
-    log_probs.push_back(logp.gather(1, device.unsqueeze(1)).squeeze(1));
-    entropies.push_back(-(p * torch::where(p > 0, logp, torch::zeros_like(logp))).sum(1));
-    chosen.push_back(device);
-    prev = device;
+// Attention context for decoder states `query` [N, Q, 2H] over encoder
+// states `enc` [B, G, 2H] with keys as attention_keys made them; B is 1
+// (shared by the N rows) or N.
+torch::Tensor attention_context(const torch::Tensor& query, const torch::Tensor& enc, const torch::Tensor& keys, bool additive,
+                                torch::nn::Linear& attend_decoder, torch::nn::Linear& attend_score) {
+  const int64_t n = query.size(0), q = query.size(1), g = enc.size(1);
+  torch::Tensor scores;  // [N, Q, G]
+  if (additive) {
+    // Bahdanau: score_j = v . tanh(W_e e_j + W_d h): [N, Q, G, A].
+    const torch::Tensor k4 = keys.unsqueeze(1);                                  // [B, 1, G, A]
+    const torch::Tensor q4 = attend_decoder->forward(query).unsqueeze(2);        // [N, Q, 1, A]
+    scores = attend_score->forward(torch::tanh(k4 + q4)).squeeze(3);
+  } else if (enc.size(0) == 1) {
+    scores = torch::mm(query.reshape({n * q, -1}), keys[0]).reshape({n, q, g});  // keys [1, 2H, G]
+  } else {
+    scores = torch::bmm(query, keys);
   }
-  return {torch::stack(chosen, 1), torch::stack(log_probs, 1).sum(1), torch::stack(entropies, 1).sum(1)};
+  const torch::Tensor weights = torch::softmax(scores, 2);
+  if (enc.size(0) == 1) return torch::mm(weights.reshape({n * q, g}), enc[0]).reshape({n, q, -1});
+  return torch::bmm(weights, enc);
+}
+
+}  // namespace
+
+PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
+                                     double noise_std, const torch::Tensor& forced) {
+  const int64_t b = features.size(0);
+  const int64_t g = features.size(1);
+  const int64_t d = num_devices_;
+  const int64_t h2 = 2 * options_.hidden;
+  const int64_t e = options_.device_embedding;
+  DEVPLACE_CHECK(b == 1 || b == k);
+  DEVPLACE_CHECK(allowed.size(0) == b && allowed.size(1) == g && allowed.size(2) == d);
+  const bool additive = options_.attention_kind == Attention::kAdditive;
+  const float inv_temperature = static_cast<float>(1.0 / options_.temperature);
+  const float clip = static_cast<float>(options_.logit_clip);
+
+  // Encoder, once per sequence: [B, G, 2H].
+  const torch::Tensor x = torch::relu(embed_->forward(features));
+  const torch::Tensor enc = torch::cat({lstm_sequence(torch::matmul(x, enc_w_ih_[0].t()) + enc_bias_[0], enc_w_hh_[0], false),
+                                        lstm_sequence(torch::matmul(x, enc_w_ih_[1].t()) + enc_bias_[1], enc_w_hh_[1], true)},
+                                       2);
+  // Additive: W_e e_j [B, G, A]. Multiplicative: (W e_j)^T [B, 2H, G], so that scores are h . W e_j.
+  const torch::Tensor keys = additive ? attend_encoder_->forward(enc) : attend_encoder_->forward(enc).transpose(1, 2);
+  // The mask (0 or -inf) plus the logit noise: [K, G, D].
+  torch::Tensor offset;
+  {
+    torch::NoGradGuard no_grad;
+    offset = torch::zeros({b, g, d}).masked_fill_(allowed.logical_not(), -std::numeric_limits<float>::infinity()).expand({k, g, d}).clone();
+    if (noise_std > 0 && !greedy && !forced.defined()) offset.add_(torch::randn({k, g, d}) * noise_std);
+  }
+
+  // Pass 1, without gradients: choose the devices step by step.
+  torch::Tensor devices;  // [K, G]
+  if (forced.defined()) {
+    devices = forced;
+  } else {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor gumbel =
+        greedy ? torch::Tensor() : -torch::log(-torch::log(torch::rand({k, g, d}).clamp_(1e-10, 1.0 - 1e-7)));
+    const torch::Tensor w_hh_t = dec_w_hh_.t();
+    // The encoder's share of the gates, step-major [G, B, 8H]; the device embedding's, per device [D + 1, 8H].
+    const torch::Tensor gates_in = (torch::matmul(enc, dec_w_ih_.narrow(1, e, h2).t()) + dec_bias_).transpose(0, 1).contiguous();
+    const torch::Tensor device_gates = torch::mm(device_embed_->weight, dec_w_ih_.narrow(1, 0, e).t());
+    torch::Tensor hidden = torch::zeros({k, h2});
+    torch::Tensor cell = torch::zeros({k, h2});
+    torch::Tensor prev = torch::full({k}, d, torch::kLong);  // the start token
+    std::vector<torch::Tensor> chosen;
+    chosen.reserve(g);
+    for (int64_t step = 0; step < g; ++step) {
+      const torch::Tensor gates = torch::addmm(gates_in[step] + device_gates.index_select(0, prev), hidden, w_hh_t);
+      lstm_step_inplace(gates, hidden, cell);
+      const torch::Tensor context = attention_context(hidden.unsqueeze(1), enc, keys, additive, attend_decoder_, attend_score_).squeeze(1);
+      torch::Tensor logits = clip * torch::tanh(out_->forward(torch::cat({hidden, context}, 1)) * inv_temperature) + offset.select(1, step);
+      if (!greedy) logits += gumbel.select(1, step);
+      prev = logits.argmax(1);
+      chosen.push_back(prev);
+    }
+    devices = torch::stack(chosen, 1);
+  }
+
+  // Pass 2, with gradients, given the devices: the decoder over the whole
+  // sequence, then attention and logits for all steps at once.
+  const torch::Tensor prev_devices = torch::cat({torch::full({k, 1}, d, torch::kLong), devices.narrow(1, 0, g - 1)}, 1);
+  const torch::Tensor projected = torch::matmul(device_embed_->forward(prev_devices), dec_w_ih_.narrow(1, 0, e).t()) +
+                                  (torch::matmul(enc, dec_w_ih_.narrow(1, e, h2).t()) + dec_bias_);  // [K, G, 8H]
+  const torch::Tensor states = lstm_sequence(projected, dec_w_hh_, false);                          // [K, G, 2H]
+  const torch::Tensor context = attention_context(states, enc, keys, additive, attend_decoder_, attend_score_);
+  const torch::Tensor logits = clip * torch::tanh(out_->forward(torch::cat({states, context}, 2)) * inv_temperature) + offset;
+  const torch::Tensor logp = torch::log_softmax(logits, 2);  // [K, G, D]
+  const torch::Tensor log_prob = logp.gather(2, devices.unsqueeze(2)).squeeze(2).sum(1);
+  const torch::Tensor p = logp.exp();
+  const torch::Tensor entropy = -(p * torch::where(p > 0, logp, torch::zeros_like(logp))).sum(2).sum(1);
+  return {devices.contiguous(), log_prob, entropy};
+}
+
+Seq2SeqPolicy::Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options)
+    : features_(features.unsqueeze(0)), allowed_(allowed.unsqueeze(0)) {
+  net_ = register_module("net", Seq2SeqNet(static_cast<int>(features.size(1)), num_devices, options));
+}
+
+PolicySample Seq2SeqPolicy::sample(int64_t k, bool greedy, double noise_std) {
+  return net_->forward(features_, allowed_, k, greedy, noise_std);
+}
+
+torch::Tensor Seq2SeqPolicy::log_prob_of(const torch::Tensor& devices) {
+  return net_->forward(features_, allowed_, devices.size(0), /*greedy=*/false, 0.0, devices).log_prob;
 }
 
 }  // namespace devplace::rl

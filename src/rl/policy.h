@@ -1,6 +1,6 @@
 // File: policy.h
-// The paper's placement policy: a sequence-to-sequence network over the
-// groups in topological order (Mirhoseini et al. 2017, section 3).
+// The paper's placement network: a sequence-to-sequence model over a
+// sequence of groups (Mirhoseini et al. 2017, section 3).
 // - Encoder: a linear embedding of each group's features, then a
 //   bidirectional LSTM.
 // - Decoder: an LSTM cell that emits one device per group. Its input is the
@@ -10,47 +10,85 @@
 //   come from [decoder state, context].
 // - Logits: divided by a temperature, squashed by C x tanh, plus Gaussian
 //   noise early in training (as the TensorFlow implementation did). Devices
-//   the group may not use are masked.
+//   a group may not use are masked.
+//
+// Speed (a policy update is a few hundred decoder steps of a batch of K):
+// the decoder's inputs do not depend on its attention, only on the device
+// chosen before, so a forward pass runs twice:
+// 1. without gradients, step by step, to choose the devices: the
+//    encoder's share of the gates is projected for all steps at once, the
+//    mask and the noise are drawn up front, and a device is drawn with the
+//    Gumbel-max trick (argmax of logits plus Gumbel noise);
+// 2. with gradients, given the chosen devices: the decoder LSTM over the
+//    whole sequence as one autograd node (lstm_sequence.h), then attention, logits,
+//    log-probabilities and entropies for all steps at once, as large
+//    matrix products.
+// So the autograd graph holds no per-step attention or output nodes.
 // Only rl/ includes torch headers.
 #pragma once
 
 #include <torch/torch.h>
 
+#include "rl/placement_policy.h"
+
 namespace devplace::rl {
+
+// How a decoder step scores the encoder states (both content-based):
+// additive is Bahdanau et al.'s v . tanh(W_e e_j + W_d h), which the paper
+// used; multiplicative is Luong et al.'s e_j . W h. Additive costs G x A
+// tanh per step (G^2 x A per placement, with its backward pass), which
+// dominates a policy update at a few hundred groups; multiplicative is a
+// matrix product.
+enum class Attention { kAdditive, kMultiplicative };
 
 struct PolicyOptions {
   int hidden = 64;            // per encoder direction; the decoder has 2 x hidden
   int device_embedding = 16;
-  int attention = 64;
+  int attention = 64;         // the additive attention's width
+  Attention attention_kind = Attention::kMultiplicative;
   double temperature = 2.0;
   double logit_clip = 5.0;    // C in C x tanh(logits / temperature)
 };
 
-struct PolicyOutput {
-  torch::Tensor devices;   // [K, G] int64
-  torch::Tensor log_prob;  // [K], summed over the groups
-  torch::Tensor entropy;   // [K], summed over the groups
-};
-
-class Seq2SeqPolicyImpl : public torch::nn::Module {
+class Seq2SeqNetImpl : public torch::nn::Module {
  public:
-  Seq2SeqPolicyImpl(int feature_dim, int num_devices, const PolicyOptions& options);
+  Seq2SeqNetImpl(int feature_dim, int num_devices, const PolicyOptions& options);
 
-  // features: [G, F] float; allowed: [G, D] bool (some device true per row).
-  // K placements: sampled (greedy = false, with logit noise of `noise_std`)
-  // or the most likely device at each step (greedy = true).
-  PolicyOutput forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy, double noise_std);
+  // features: [B, G, F] float; allowed: [B, G, D] bool (some device true
+  // per row); B is 1 (one sequence shared by the K samples) or K (a
+  // sequence per sample). Returns K placements of the G groups:
+  // - forced undefined, greedy false: sampled, with logit noise `noise_std`;
+  // - forced undefined, greedy true: the most likely device at each step;
+  // - forced [K, G] int64: those devices (teacher forcing), with their
+  //   log-probabilities.
+  PolicySample forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
+                       double noise_std, const torch::Tensor& forced = {});
 
  private:
   PolicyOptions options_;
   int64_t num_devices_;
   torch::nn::Linear embed_{nullptr};
-  torch::nn::LSTM encoder_{nullptr};
-  torch::nn::LSTMCell decoder_{nullptr};
+  // LSTM weights (lstm_sequence.h): the encoder's two directions, and the
+  // decoder, whose input is [device embedding, encoder state].
+  torch::Tensor enc_w_ih_[2], enc_w_hh_[2], enc_bias_[2];
+  torch::Tensor dec_w_ih_, dec_w_hh_, dec_bias_;
   torch::nn::Embedding device_embed_{nullptr};
   torch::nn::Linear attend_encoder_{nullptr}, attend_decoder_{nullptr}, attend_score_{nullptr};
   torch::nn::Linear out_{nullptr};
 };
-TORCH_MODULE(Seq2SeqPolicy);
+TORCH_MODULE(Seq2SeqNet);
+
+// The rl placer's policy: the seq2seq network over fixed group features.
+class Seq2SeqPolicy : public PlacementPolicy {
+ public:
+  // features [G, F], allowed [G, D] bool.
+  Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options);
+  PolicySample sample(int64_t k, bool greedy, double noise_std) override;
+  torch::Tensor log_prob_of(const torch::Tensor& devices) override;
+
+ private:
+  torch::Tensor features_, allowed_;  // [1, G, F], [1, G, D]
+  Seq2SeqNet net_{nullptr};
+};
 
 }  // namespace devplace::rl

@@ -26,6 +26,16 @@ class Evaluator {
   // (wrong size, a device without a kernel for an op) or, for a measurer, if
   // the measurement failed. Not thread-safe unless the implementation says so.
   virtual Result<Evaluation> evaluate(const Placement& placement) = 0;
+  // Scores several placements, results in their order. An implementation
+  // may use up to `threads` threads (the simulator does); this one
+  // evaluates them one after the other.
+  virtual std::vector<Result<Evaluation>> evaluate_all(const std::vector<Placement>& placements, int threads) {
+    (void)threads;
+    std::vector<Result<Evaluation>> out;
+    out.reserve(placements.size());
+    for (const Placement& p : placements) out.push_back(evaluate(p));
+    return out;
+  }
   // Number of evaluate() calls that returned a result.
   int64_t num_evaluations() const { return num_evaluations_; }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <thread>
 
 #include "common/check.h"
 
@@ -98,6 +100,28 @@ Result<Evaluation> Simulator::evaluate(const Placement& placement) {
   e.peak_memory_bytes.reserve(num_devices_);
   for (const DeviceStats& d : result_.devices) e.peak_memory_bytes.push_back(d.peak_memory_bytes);
   return e;
+}
+
+std::vector<Result<Evaluation>> Simulator::evaluate_all(const std::vector<Placement>& placements, int threads) {
+  const size_t n = placements.size();
+  const size_t t = std::min<size_t>(n, static_cast<size_t>(std::max(1, threads)));
+  if (t <= 1) return Evaluator::evaluate_all(placements, 1);
+  while (workers_.size() + 1 < t) workers_.push_back(std::make_unique<Simulator>(problem_));
+  std::vector<std::optional<Result<Evaluation>>> results(n);
+  auto work = [&](Simulator& sim, size_t first) {
+    for (size_t i = first; i < n; i += t) results[i].emplace(sim.evaluate(placements[i]));
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < t; ++w) pool.emplace_back(work, std::ref(*workers_[w - 1]), w);
+  work(*this, 0);
+  for (std::thread& th : pool) th.join();
+  std::vector<Result<Evaluation>> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (i % t != 0 && results[i]->ok()) ++num_evaluations_;  // the workers' evaluations count here
+    out.push_back(std::move(*results[i]));
+  }
+  return out;
 }
 
 void Simulator::push_event(double time, int32_t target, int32_t device) {

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <memory>
 #include <vector>
 
 #include "sim/evaluator.h"
@@ -92,6 +93,9 @@ class Simulator : public Evaluator {
 
   std::string_view name() const override { return "simulator"; }
   Result<Evaluation> evaluate(const Placement& placement) override;
+  // Up to `threads` placements at a time, each thread on its own simulator
+  // of the same problem (kept for the next call).
+  std::vector<Result<Evaluation>> evaluate_all(const std::vector<Placement>& placements, int threads) override;
 
   // Simulates one step. Fails, before simulating, if the placement has the
   // wrong size, names a device outside the cluster, or puts an op on a device
@@ -122,6 +126,7 @@ class Simulator : public Evaluator {
   void release(DeviceId device, int64_t bytes, double now);
 
   const Problem& problem_;  // not owned
+  std::vector<std::unique_ptr<Simulator>> workers_;  // for evaluate_all
   int num_ops_ = 0;
   int num_tensors_ = 0;
   int num_devices_ = 0;

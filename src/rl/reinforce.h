@@ -1,0 +1,62 @@
+// File: reinforce.h
+// train_reinforce: the training loop the learned placers share (Mirhoseini
+// et al. 2017, section 3.2), and what makes it a tool:
+// - each update samples K placements, evaluates them (on TrainingRunOptions::
+//   threads threads when the evaluator can fork), and takes one Adam step on
+//   the REINFORCE loss mean((sqrt(t) - b) * log p), b an exponential moving
+//   average of the mean reward; an OOM or failed placement counts as
+//   failed_step_time_s; gradients are clipped to global norm 1;
+// - the learning rate decays by lr_decay every lr_decay_every updates after
+//   lr_decay_start (TensorFlow's schedule, shortened for simulated rewards);
+// - Gaussian noise on the logits falls linearly to 0 over the first
+//   noise_fraction of the updates;
+// - after valid_only_after updates, only samples that fit in memory update
+//   the policy;
+// - optional warm start: supervised steps that imitate the best placement
+//   of the fast placers; optional polish: local search from the best
+//   placement at the end;
+// - the best placement ever evaluated is tracked; the answer is the better
+//   of it and the greedy decode at the end;
+// - a CSV training log, a progress bar, checkpoints every N updates, exact
+//   resume (torch's generator is reseeded from the seed and the update
+//   number, so a resumed run repeats the uninterrupted one), and Ctrl-C
+//   (common/interrupt.h) saves a checkpoint and returns the best so far.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "group/grouping.h"
+#include "place/placer.h"
+#include "rl/placement_policy.h"
+
+namespace devplace::rl {
+
+struct ReinforceOptions {
+  int64_t samples_per_update = 8;   // K
+  int64_t default_iterations = 200; // without --iterations or a budget
+  double learning_rate = 0.01;
+  int64_t lr_decay_start = 100;
+  int64_t lr_decay_every = 25;
+  double lr_decay = 0.95;
+  double baseline_decay = 0.9;
+  double failed_step_time_s = 100.0;
+  double initial_noise = 0.5;
+  double noise_fraction = 0.5;
+  double grad_clip = 1.0;
+  int64_t valid_only_after = 50;    // < 0: never
+  int64_t warm_start_steps = 0;     // 0: off
+  int64_t polish_evaluations = 0;   // 0: off
+};
+
+// Trains `policy` to place the units of `units` (a placement is
+// units.to_placement of a sample's devices) and returns the best placement
+// found. `method` names the checkpoints and the progress bar ("rl").
+// Errors: the evaluator's (a placement it rejects), a checkpoint that cannot
+// be read or was made for another problem or method (invalid input, naming
+// the file).
+Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units, const PlaceContext& context,
+                                  const ReinforceOptions& options, std::string_view method);
+
+}  // namespace devplace::rl
