@@ -2,9 +2,13 @@
 // `devplace compare`: several placement methods side by side on one graph and
 // cluster, or, with --suite paper, on the six rows of Table 1 of Mirhoseini
 // et al. 2017 (RNNLM, NMT and Inception-V3 on 2 and 4 K80s), with the paper's
-// columns: CPU only, single GPU, Scotch, MinCut, expert, then ours.
+// columns: CPU only, single GPU, Scotch, MinCut, expert, then the others, and
+// last the learned methods (rl, hierarchical), which train for minutes.
 #include <algorithm>
 #include <iostream>
+#include <iterator>
+#include <string>
+#include <utility>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -22,16 +26,19 @@ namespace {
 const CommandSpec kSpec = {
     "devplace compare --graph SRC --cluster CL [--methods A,B,...] [--budget SECONDS] [--evaluations N]\n"
     "       [--seed N] [--grouping paper|colocation] [--training] [--json]\n"
-    "   or: devplace compare --suite paper [--methods A,B,...] [--budget SECONDS] [--json]",
+    "   or: devplace compare --suite paper [--methods A,B,...] [--budget SECONDS] [--iterations N] [--json]",
     "Runs each method with the same budget and seed and prints its step time (OOM where a device runs\n"
     "out of memory), its search time, its speed-up over the best of the paper's baselines that ran, and\n"
-    "its ratio to the step-time lower bound. Methods default to every method but exhaustive and rl\n"
-    "(devplace methods). --suite paper prints the paper's Table 1 instead: RNNLM, NMT and Inception-V3\n"
-    "on k80x2 and k80x4, one column per method.",
+    "its ratio to the step-time lower bound. Methods default to every method but exhaustive and the\n"
+    "learned ones (rl, hierarchical: they train for minutes; name them in --methods). --suite paper\n"
+    "prints the paper's Table 1 instead: RNNLM, NMT and Inception-V3 on k80x2 and k80x4, one column per\n"
+    "method; its default methods add the learned ones as the last columns. A method that fails shows\n"
+    "'failed' and its error, and the others still run.",
     with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
                          {"cluster", "CL", "cluster JSON file or preset name"},
                          {"suite", "NAME", "a fixed set of graphs and clusters instead: paper (Table 1)"},
-                         {"methods", "A,B,...", "the methods to run (default: all but exhaustive and rl)"},
+                         {"methods", "A,B,...",
+                          "the methods to run (default: all but exhaustive and the learned ones, which --suite paper adds)"},
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
                          {"json", "", "print one JSON object"}}),
@@ -203,6 +210,23 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   return Status::ok_status();
 }
 
+// --training-log, --checkpoint and --resume name one file: one learned run.
+Status check_training_files(const PlacerRunOptions& options, const std::vector<std::string>& methods, size_t problems) {
+  size_t learned = 0;
+  for (const PlacerInfo& info : placer_registry()) {
+    if (info.role == PlacerRole::kLearned && std::find(methods.begin(), methods.end(), info.name) != methods.end()) ++learned;
+  }
+  if (learned * problems <= 1) return Status::ok_status();
+  const TrainingRunOptions& t = options.training;
+  for (const auto& [flag, path] : {std::pair{"--training-log", &t.log_path}, std::pair{"--checkpoint", &t.checkpoint_path},
+                                   std::pair{"--resume", &t.resume_path}}) {
+    if (!path->empty())
+      return invalid_input(std::string(flag) + ": names one file, but this comparison trains " + std::to_string(learned * problems) +
+                           " learned runs (use devplace place, or one learned method on one graph)");
+  }
+  return Status::ok_status();
+}
+
 }  // namespace
 
 Status run_compare(const ArgList& argv) {
@@ -215,8 +239,10 @@ Status run_compare(const ArgList& argv) {
   if (suite && (args.get("graph") || args.get("cluster")))
     return invalid_input("--suite cannot be combined with --graph or --cluster");
   if (suite && *suite != "paper") return invalid_input("--suite: expected 'paper', got '" + *suite + "'");
-  DEVPLACE_ASSIGN_OR_RETURN(const std::vector<std::string> methods, resolve_methods(args.get("methods")));
+  DEVPLACE_ASSIGN_OR_RETURN(const std::vector<std::string> methods,
+                            resolve_methods(args.get("methods"), /*with_learned=*/suite.has_value()));
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRunOptions options, placer_run_options(args));
+  DEVPLACE_RETURN_IF_ERROR(check_training_files(options, methods, suite ? std::size(kPaperSuite) : 1));
   return suite ? compare_paper_suite(args, methods, options) : compare_one(args, methods, options);
 }
 

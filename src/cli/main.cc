@@ -1,7 +1,9 @@
 // File: main.cc
 // devplace's entry point: dispatches the subcommand and maps errors to exit
-// codes: 0 success, 1 internal error, 2 bad input or usage. Everything is
-// caught here, so no input makes devplace crash.
+// codes: 0 success, 1 internal error, 2 bad input or usage, 130 stopped by
+// Ctrl-C (a command that catches it, as place does while a learned method
+// trains, prints its result so far first). Everything is caught here, so no
+// input makes devplace crash.
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -9,12 +11,14 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/interrupt.h"
 
 namespace {
 
 constexpr int kExitOk = 0;
 constexpr int kExitInternal = 1;
 constexpr int kExitBadInput = 2;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as a shell reports a Ctrl-C kill
 
 struct Command {
   const char* name;
@@ -60,8 +64,11 @@ int main(int argc, char** argv) {
       if (name != c.name) continue;
       const devplace::Status s = c.run(devplace::cli::ArgList(argv + 2, argv + argc));
       std::cout.flush();
-      if (s.ok()) return kExitOk;
+      // The flag is set only where a command caught Ctrl-C (interrupt.h).
+      const bool interrupted = devplace::interrupt_requested();
+      if (s.ok()) return interrupted ? kExitInterrupted : kExitOk;
       std::fprintf(stderr, "devplace: %s\n", s.error().message().c_str());
+      if (interrupted) return kExitInterrupted;
       return s.error().is_user_error() ? kExitBadInput : kExitInternal;
     }
     std::fprintf(stderr, "devplace: unknown command '%s' (see devplace --help)\n", name.c_str());

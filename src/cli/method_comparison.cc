@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 
 #include "common/check.h"
@@ -25,11 +26,16 @@ const PlacerInfo* find_info(std::string_view name) {
 bool ran_in_memory(const MethodResult& r) { return r.run && !r.run->evaluation.oom; }
 }  // namespace
 
-Result<std::vector<std::string>> resolve_methods(const std::optional<std::string>& list) {
+Result<std::vector<std::string>> resolve_methods(const std::optional<std::string>& list, bool with_learned) {
   std::vector<std::string> methods;
   if (!list) {
     for (const PlacerInfo& info : placer_registry()) {
       if (info.role != PlacerRole::kReference && info.role != PlacerRole::kLearned) methods.emplace_back(info.name);
+    }
+    if (with_learned) {
+      for (const PlacerInfo& info : placer_registry()) {
+        if (info.role == PlacerRole::kLearned) methods.emplace_back(info.name);
+      }
     }
     return methods;
   }
@@ -62,11 +68,17 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
     r.method = method;
     r.role = info->role;
     Simulator sim(problem);
-    Result<PlacerRun> run = run_placer(method, problem, sim, options);
-    if (run.ok()) {
-      r.run = std::move(run).value();
-    } else {
-      r.error = run.error().message();
+    try {
+      Result<PlacerRun> run = run_placer(method, problem, sim, options);
+      if (run.ok()) {
+        r.run = std::move(run).value();
+      } else {
+        r.error = run.error().message();
+      }
+    } catch (const std::exception& e) {
+      // A learned method's LibTorch reports errors by exception: the
+      // method failed, the comparison goes on.
+      r.error = std::string("internal error: ") + e.what();
     }
     if (ran_in_memory(r) && r.role == PlacerRole::kPaperBaseline)
       c.best_paper_baseline_s = std::min(c.best_paper_baseline_s, r.run->evaluation.step_time_s);

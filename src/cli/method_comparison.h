@@ -40,12 +40,15 @@ struct Comparison {
 };
 
 // The methods of --methods (comma-separated names, each once), or, without
-// it, every registered method but the reference and learned ones (exhaustive, rl), in registry order.
-// An unknown name is an error listing the known ones.
-Result<std::vector<std::string>> resolve_methods(const std::optional<std::string>& list);
+// it, every registered method but the reference ones (exhaustive) and the
+// learned ones (rl, hierarchical: minutes of training each), in registry
+// order; `with_learned` appends the learned ones after the others. An unknown
+// name is an error listing the known ones.
+Result<std::vector<std::string>> resolve_methods(const std::optional<std::string>& list, bool with_learned = false);
 
 // Runs each method (names from resolve_methods) with its own Simulator.
-// A method that fails is recorded in its row; the others still run.
+// A method that fails (an error, or an exception from LibTorch) is recorded
+// in its row; the others still run.
 Comparison compare_methods(const Problem& problem, const std::vector<std::string>& methods,
                            const PlacerRunOptions& options);
 

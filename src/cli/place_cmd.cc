@@ -1,6 +1,9 @@
 // File: place_cmd.cc
 // `devplace place`: runs one placement method and reports its placement's
 // step time against the step-time lower bound and the single-GPU baseline.
+// Ctrl-C while a learned method trains stops it early: its best placement so
+// far is reported and main.cc exits with code 130.
+#include <cstdio>
 #include <iostream>
 
 #include "cli/args.h"
@@ -10,6 +13,7 @@
 #include "cli/method_comparison.h"
 #include "cli/placer_options.h"
 #include "cli/problem_source.h"
+#include "common/interrupt.h"
 #include "common/json_reader.h"
 #include "io/placement_file.h"
 #include "sim/simulator.h"
@@ -20,11 +24,15 @@ namespace {
 
 const CommandSpec kSpec = {
     "devplace place --graph SRC --cluster CL --method NAME [--budget SECONDS] [--evaluations N] [--seed N]\n"
-    "       [--grouping paper|colocation] [--training] [--out FILE] [--json]",
+    "       [--grouping paper|colocation] [--training] [--out FILE] [--json]\n"
+    "       [--iterations N] [--training-log FILE] [--checkpoint FILE] [--checkpoint-every N] [--resume FILE]\n"
+    "       [--threads N]",
     "Runs one placement method (devplace methods) on SRC and CL, with the simulator as the evaluator a\n"
     "search method may call within its budget, and prints its placement's step time, whether it runs\n"
     "out of memory, the search time, the ratio to the step-time lower bound (no placement beats it) and\n"
-    "the speed-up over single-gpu. --out writes the placement (.csv for CSV, else JSON).",
+    "the speed-up over single-gpu. --out writes the placement (.csv for CSV, else JSON).\n"
+    "A learned method (rl) trains for --iterations policy updates; Ctrl-C stops it early, reports its\n"
+    "best placement so far and exits with code 130 (a second Ctrl-C kills it).",
     with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
                          {"cluster", "CL", "cluster JSON file or preset name", true},
                          {"method", "NAME", "placement method (devplace methods)", true},
@@ -125,7 +133,14 @@ Status run_place(const ArgList& argv) {
   const Problem& problem = loaded.problem;
 
   Simulator sim(problem);
-  DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun run, run_placer(method, problem, sim, options));
+  // While the method runs Ctrl-C sets a flag (a learned method then stops
+  // and returns its best placement so far) instead of killing devplace.
+  auto run_interruptible = [&] {
+    clear_interrupt();
+    InterruptScope scope;
+    return run_placer(method, problem, sim, options);
+  };
+  DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun run, run_interruptible());
   Simulator baseline_sim(problem);
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun single_gpu, run_placer("single-gpu", problem, baseline_sim, options));
   const LowerBound bound = compute_lower_bound(problem);
@@ -142,6 +157,11 @@ Status run_place(const ArgList& argv) {
   if (out) {
     DEVPLACE_RETURN_IF_ERROR(write_placement_file(*out, problem, run.placement));
     if (!args.flag("json")) std::cout << "\nplacement written to " << *out << "\n";
+  }
+  if (interrupt_requested()) {
+    // main.cc maps the flag to exit code 130.
+    std::cout.flush();
+    std::fprintf(stderr, "interrupted: the placement above is the best %s found before Ctrl-C\n", method.c_str());
   }
   return Status::ok_status();
 }

@@ -1,17 +1,53 @@
 // File: placer_options.cc
-// --budget, --evaluations, --seed and --grouping (see placer_options.h).
+// --budget, --evaluations, --seed, --grouping and the training options of the
+// learned placers (see placer_options.h).
 #include "cli/placer_options.h"
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
+#include <system_error>
+
+#include "common/progress.h"
 
 namespace devplace::cli {
+
+namespace {
+
+// The value of --NAME as an integer in [1, max]; `fallback` when absent.
+Result<int64_t> positive_int(const Args& args, const std::string& name, int64_t fallback, int64_t max) {
+  const std::optional<std::string> text = args.get(name);
+  if (!text) return fallback;
+  int64_t n = 0;
+  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
+  if (ec != std::errc() || ptr != text->data() + text->size() || n <= 0 || n > max)
+    return invalid_input("--" + name + ": expected a positive integer (at most " + std::to_string(max) + "), got '" + *text + "'");
+  return n;
+}
+
+// The value of --NAME as a file path; "" when absent. An empty value is an error.
+Result<std::string> path_option(const Args& args, const std::string& name) {
+  const std::optional<std::string> text = args.get(name);
+  if (!text) return std::string();
+  if (text->empty()) return invalid_input("--" + name + ": expected a file name, got ''");
+  return *text;
+}
+
+}  // namespace
 
 std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
   options.push_back({"budget", "SECONDS", "search time per method (a time limit: results may vary between runs)"});
   options.push_back({"evaluations", "N", "most simulated steps per method (default: the method's own, 5000 for local-search)"});
   options.push_back({"seed", "N", "seed for randomized methods (default 1)"});
   options.push_back({"grouping", "KIND", "what placers assign: paper (merged chains, default) or colocation"});
+  options.push_back({"iterations", "N", "policy updates of a learned method (rl; default: from --evaluations, else its own)"});
+  options.push_back({"training-log", "FILE", "write a learned method's training log (CSV, one row per update)"});
+  options.push_back({"checkpoint", "FILE", "save a learned method's policy to FILE (every --checkpoint-every updates, and at the end)"});
+  options.push_back({"checkpoint-every", "N", "updates between checkpoints (default 10)"});
+  options.push_back({"resume", "FILE", "continue a learned method's training from a checkpoint"});
+  options.push_back({"threads", "N", "threads that evaluate a learned method's samples (default 1)"});
+  options.push_back({"recipe", "NAME", "a learned method's training: tuned (default: warm start, polish) or paper (as published)"});
+  options.push_back({"polish", "N", "evaluations of local search from a learned method's best placement (0: none)"});
   return options;
 }
 
@@ -38,6 +74,33 @@ Result<PlacerRunOptions> placer_run_options(const Args& args) {
     if (!kind.ok()) return kind.error().with_prefix("--grouping");
     options.grouping.kind = kind.value();
   }
+  TrainingRunOptions& training = options.training;
+  DEVPLACE_ASSIGN_OR_RETURN(training.iterations, positive_int(args, "iterations", 0, kMaxIterations));
+  DEVPLACE_ASSIGN_OR_RETURN(training.checkpoint_every,
+                            positive_int(args, "checkpoint-every", training.checkpoint_every, kMaxIterations));
+  DEVPLACE_ASSIGN_OR_RETURN(const int64_t threads, positive_int(args, "threads", training.threads, kMaxThreads));
+  training.threads = static_cast<int>(threads);
+  DEVPLACE_ASSIGN_OR_RETURN(training.log_path, path_option(args, "training-log"));
+  DEVPLACE_ASSIGN_OR_RETURN(training.checkpoint_path, path_option(args, "checkpoint"));
+  DEVPLACE_ASSIGN_OR_RETURN(training.resume_path, path_option(args, "resume"));
+  if (!training.resume_path.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(training.resume_path, ec))
+      return invalid_input("--resume: " + training.resume_path + ": no such checkpoint file");
+  }
+  if (auto text = args.get("recipe")) {
+    if (*text != "tuned" && *text != "paper") return invalid_input("--recipe: expected 'tuned' or 'paper', got '" + *text + "'");
+    training.paper_recipe = *text == "paper";
+  }
+  if (auto text = args.get("polish")) {
+    int64_t n = -1;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
+    if (ec != std::errc() || ptr != text->data() + text->size() || n < 0 || n > kMaxIterations)
+      return invalid_input("--polish: expected a number of evaluations (0 for none), got '" + *text + "'");
+    training.polish_evaluations = n;
+  }
+  // The bar is for a person watching: not in logs or pipes.
+  training.progress = stderr_is_terminal();
   return options;
 }
 

@@ -28,7 +28,7 @@ struct Budget {
 
 // How the learned placers (rl, hierarchical) train; the others ignore it.
 // The CLI fills it from --iterations, --training-log, --checkpoint,
-// --checkpoint-every and --resume, and sets `progress` when stderr is a
+// --checkpoint-every, --resume, --threads, --recipe and --polish, and sets `progress` when stderr is a
 // terminal.
 struct TrainingRunOptions {
   int64_t iterations = 0;          // policy updates; 0: from the budget, else the method's default
@@ -38,6 +38,8 @@ struct TrainingRunOptions {
   std::string resume_path;         // continue from this checkpoint ("" to start afresh)
   bool progress = false;           // draw a progress bar on stderr
   int threads = 1;                 // threads that evaluate the K samples of an update
+  bool paper_recipe = false;       // train as the 2017 paper did (no warm start, no polish)
+  int64_t polish_evaluations = -1; // local search from the best placement at the end; -1: the method's default
 };
 
 // Everything a placer may use. The grouping is built from the problem;

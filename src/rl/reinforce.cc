@@ -95,12 +95,14 @@ Status load_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
     return invalid_input(path + ": not a devplace checkpoint (cannot read it)");
   }
   try {
-    torch::Tensor t;
+    // A fresh tensor per read: read() into a defined tensor keeps its dtype.
     auto read_long = [&](const char* key) {
+      torch::Tensor t;
       archive.read(key, t);
       return t.item<int64_t>();
     };
     auto read_double = [&](const char* key) {
+      torch::Tensor t;
       archive.read(key, t);
       return t.item<double>();
     };
@@ -117,6 +119,7 @@ Status load_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
     state.baseline = read_double("baseline");
     state.elapsed_s = read_double("elapsed_s");
     state.best_cost = read_double("best_cost");
+    torch::Tensor t;
     archive.read("best", t);
     state.best.assign(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
     torch::serialize::InputArchive policy_archive, optimizer_archive;
@@ -199,8 +202,19 @@ std::string format_ms(double s) {
 
 }  // namespace
 
+ReinforceOptions paper_recipe(ReinforceOptions o) {
+  o.learning_rate = 0.01;
+  o.batch_baseline = false;
+  o.initial_noise = 0.5;
+  o.warm_start_steps = 0;
+  o.polish_evaluations = 0;
+  return o;
+}
+
 Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units, const PlaceContext& ctx,
-                                  const ReinforceOptions& options, std::string_view method) {
+                                  const ReinforceOptions& given, std::string_view method) {
+  ReinforceOptions options = ctx.training.paper_recipe ? paper_recipe(given) : given;
+  if (ctx.training.polish_evaluations >= 0) options.polish_evaluations = ctx.training.polish_evaluations;
   const int nu = units.num_groups();
   const int64_t k = options.samples_per_update;
   const TrainingRunOptions& training = ctx.training;
@@ -209,17 +223,29 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
   // What draws before the first update draws from the seed.
   torch::manual_seed(seed_base & 0x7fffffffffffffffULL);
 
-  // The budget: --iterations, else the evaluations (K per update), else the
+  // The budget: --iterations, else the evaluations (K per update, with a
+  // quarter at most kept for the polish, and the greedy decode), else the
   // default; a time budget alone trains until the clock runs out.
-  const int64_t reserved = options.polish_evaluations + 1;  // polish and the greedy decode
-  const int64_t iterations = training.iterations > 0       ? training.iterations
-                             : ctx.budget.evaluations > 0 ? std::max<int64_t>(1, (ctx.budget.evaluations - reserved) / k)
-                             : ctx.budget.seconds > 0     ? kUnbounded
-                                                          : options.default_iterations;
-  const SearchClock clock(Budget{ctx.budget.seconds, 0}, ctx.evaluator, 0);
+  const int64_t start_evaluations = ctx.evaluator.num_evaluations();
+  auto used = [&] { return ctx.evaluator.num_evaluations() - start_evaluations; };
+  const int64_t eval_budget = training.iterations > 0 ? 0 : ctx.budget.evaluations;
+  if (eval_budget > 0) options.polish_evaluations = std::min(options.polish_evaluations, eval_budget / 4);
+  const int64_t iterations = training.iterations > 0 ? training.iterations
+                             : eval_budget > 0 || ctx.budget.seconds > 0 ? kUnbounded
+                                                                         : options.default_iterations;
+  auto more_updates = [&](int64_t it) {
+    if (it >= iterations) return false;
+    if (eval_budget > 0 && used() + k + 1 + options.polish_evaluations > eval_budget) return it == 0;  // one update at least
+    return true;
+  };
+  // With a time budget, the polish keeps a share of it.
+  const double train_seconds = ctx.budget.seconds * (options.polish_evaluations > 0 ? 1.0 - options.polish_time_share : 1.0);
+  const SearchClock clock(Budget{train_seconds, 0}, ctx.evaluator, 0);
   auto fraction_done = [&](int64_t it) {
-    const double by_count = iterations == kUnbounded ? 0.0 : static_cast<double>(it) / static_cast<double>(iterations);
-    return std::min(1.0, std::max(by_count, ctx.budget.seconds > 0 ? clock.progress() : 0.0));
+    double f = iterations == kUnbounded ? 0.0 : static_cast<double>(it) / static_cast<double>(iterations);
+    if (eval_budget > 0) f = std::max(f, static_cast<double>(used()) / static_cast<double>(eval_budget - options.polish_evaluations));
+    if (ctx.budget.seconds > 0) f = std::max(f, clock.progress());
+    return std::min(1.0, f);
   };
 
   torch::optim::Adam optimizer(policy.parameters(), torch::optim::AdamOptions(options.learning_rate));
@@ -271,7 +297,10 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
 
   // Warm start: imitate the best placement of the fast placers.
   if (options.warm_start_steps > 0 && state.iteration == 0) {
-    const PlaceContext units_ctx{ctx.problem, units, ctx.evaluator, Budget{}, ctx.rng};
+    // Randomness from the seed alone, not ctx.rng, so that a resumed run
+    // (which skips this) draws the same later.
+    Rng warm_rng(seed_base ^ 0x5741524d53544152ULL);
+    const PlaceContext units_ctx{ctx.problem, units, ctx.evaluator, Budget{}, warm_rng};
     DEVPLACE_ASSIGN_OR_RETURN(ScoredDevices target, best_fast_placement(units_ctx));
     if (target.cost < state.best_cost) {
       state.best_cost = target.cost;
@@ -279,14 +308,21 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
     }
     std::vector<int64_t> row(target.devices.begin(), target.devices.end());
     const torch::Tensor forced = torch::tensor(row, torch::kLong).unsqueeze(0);
+    // The same optimizer as REINFORCE: its second moments then start at the
+    // scale of per-decision gradients, which the REINFORCE loss (divided
+    // by the decision count too) keeps, so the first REINFORCE steps do not
+    // jump (a fresh Adam's first step moves every weight by the full
+    // learning rate, enough to undo the imitation).
+    torch::optim::Adam& imitation = optimizer;
     for (int64_t step = 0; step < options.warm_start_steps; ++step) {
       const torch::Tensor lp = policy.log_prob_of(forced);
       if (!lp.defined()) break;
       const torch::Tensor loss = -lp.mean() / static_cast<double>(nu);
-      optimizer.zero_grad();
+      if (std::exp(-loss.item<double>()) >= options.warm_start_confidence) break;
+      imitation.zero_grad();
       loss.backward();
       torch::nn::utils::clip_grad_norm_(policy.parameters(), options.grad_clip);
-      optimizer.step();
+      imitation.step();
     }
   }
 
@@ -295,7 +331,7 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
   bool interrupted = false;
   std::vector<double> times;
   std::vector<bool> valid;
-  for (; state.iteration < iterations; ++state.iteration) {
+  for (; more_updates(state.iteration); ++state.iteration) {
     const int64_t it = state.iteration;
     if (interrupt_requested()) {
       interrupted = true;
@@ -307,8 +343,11 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
     const int64_t decays = it < options.lr_decay_start ? 0 : 1 + (it - options.lr_decay_start) / std::max<int64_t>(1, options.lr_decay_every);
     const double lr = options.learning_rate * std::pow(options.lr_decay, static_cast<double>(decays));
     for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
-    const double progress = fraction_done(it);
-    const double noise = progress < options.noise_fraction ? options.initial_noise * (1.0 - progress / options.noise_fraction) : 0.0;
+    // The noise schedule depends on the update alone, so that a resumed run
+    // with more updates continues it exactly.
+    const double noise = it < options.noise_updates
+                             ? options.initial_noise * (1.0 - static_cast<double>(it) / static_cast<double>(options.noise_updates))
+                             : 0.0;
 
     PolicySample sample = policy.sample(k, /*greedy=*/false, noise);
     DEVPLACE_RETURN_IF_ERROR(evaluate(sample.devices, times, valid));
@@ -332,9 +371,20 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
     if (options.valid_only_after >= 0 && it >= options.valid_only_after && num_valid > 0) {
       for (int64_t s = 0; s < k; ++s) weight[s] = valid[s] ? 1.0f : 0.0f;
     }
-    const torch::Tensor advantage =
-        (torch::tensor(rewards) - static_cast<float>(state.baseline)) * torch::tensor(weight);
-    const torch::Tensor loss = (advantage * sample.log_prob).sum() / static_cast<double>(k);
+    std::vector<float> advantages(k);
+    double sum_weighted = 0, sum_weight = 0;
+    for (int64_t s = 0; s < k; ++s) {
+      sum_weighted += weight[s] * rewards[s];
+      sum_weight += weight[s];
+    }
+    for (int64_t s = 0; s < k; ++s) {
+      // Leave-one-out mean of the other samples that count.
+      const double others = sum_weight - weight[s] > 0 ? (sum_weighted - weight[s] * rewards[s]) / (sum_weight - weight[s]) : rewards[s];
+      const double b = options.batch_baseline ? others : state.baseline;
+      advantages[s] = weight[s] * static_cast<float>(rewards[s] - b);
+    }
+    const torch::Tensor advantage = torch::tensor(advantages);
+    const torch::Tensor loss = (advantage * sample.log_prob).sum() / static_cast<double>(k * std::max(1, nu));
     optimizer.zero_grad();
     loss.backward();
     torch::nn::utils::clip_grad_norm_(policy.parameters(), options.grad_clip);
@@ -369,9 +419,11 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
   }
   DEVPLACE_CHECK(!state.best.empty());
   if (options.polish_evaluations > 0 && !interrupted) {
-    const double left_s = ctx.budget.seconds > 0 ? std::max(1e-3, ctx.budget.seconds * (1.0 - clock.progress())) : 0.0;
-    const PlaceContext polish_ctx{ctx.problem, units, ctx.evaluator, Budget{left_s, options.polish_evaluations}, ctx.rng};
-    const SearchClock polish_clock(polish_ctx.budget, ctx.evaluator, options.polish_evaluations);
+    const double left_s = ctx.budget.seconds > 0 ? std::max(1e-3, ctx.budget.seconds - wall_s() + state.elapsed_s) : 0.0;
+    Rng polish_rng(seed_base ^ 0x504f4c495348ULL);
+    const int64_t polish = eval_budget > 0 ? std::max<int64_t>(1, eval_budget - used()) : options.polish_evaluations;
+    const PlaceContext polish_ctx{ctx.problem, units, ctx.evaluator, Budget{left_s, polish}, polish_rng};
+    const SearchClock polish_clock(polish_ctx.budget, ctx.evaluator, polish);
     return local_search_from(polish_ctx, state.best, polish_clock);
   }
   return units.to_placement(state.best);

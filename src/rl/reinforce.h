@@ -9,7 +9,7 @@
 // - the learning rate decays by lr_decay every lr_decay_every updates after
 //   lr_decay_start (TensorFlow's schedule, shortened for simulated rewards);
 // - Gaussian noise on the logits falls linearly to 0 over the first
-//   noise_fraction of the updates;
+//   noise_updates updates;
 // - after valid_only_after updates, only samples that fit in memory update
 //   the policy;
 // - optional warm start: supervised steps that imitate the best placement
@@ -33,22 +33,36 @@
 
 namespace devplace::rl {
 
+// The defaults are the tuned recipe (see docs/rl.md for the ablation);
+// paper_recipe() gives the 2017 paper's.
 struct ReinforceOptions {
   int64_t samples_per_update = 8;   // K
   int64_t default_iterations = 200; // without --iterations or a budget
-  double learning_rate = 0.01;
+  double learning_rate = 3e-4;
   int64_t lr_decay_start = 100;
   int64_t lr_decay_every = 25;
   double lr_decay = 0.95;
   double baseline_decay = 0.9;
+  // The paper's baseline is the moving average; with batch_baseline each
+  // sample is compared with the mean of the other K - 1 samples of its own
+  // update instead, so that the decisions all samples share (most of them,
+  // once the policy is sure) get no push either way.
+  bool batch_baseline = true;
   double failed_step_time_s = 100.0;
-  double initial_noise = 0.5;
-  double noise_fraction = 0.5;
+  double initial_noise = 0.0;
+  int64_t noise_updates = 50;       // the logit noise falls to 0 over these updates
   double grad_clip = 1.0;
   int64_t valid_only_after = 50;    // < 0: never
-  int64_t warm_start_steps = 0;     // 0: off
-  int64_t polish_evaluations = 0;   // 0: off
+  int64_t warm_start_steps = 300;   // most imitation steps; 0: off
+  double warm_start_confidence = 0.99;  // imitation stops once the target's mean probability per decision reaches it
+  int64_t polish_evaluations = 2000;    // 0: off
+  double polish_time_share = 0.1;   // of a time budget, kept for the polish
 };
+
+// The 2017 paper's recipe: no warm start and no polish, the moving-average
+// baseline, logit noise 0.5 falling over the first 50 updates, and a larger
+// learning rate for a policy that starts from scratch.
+ReinforceOptions paper_recipe(ReinforceOptions options);
 
 // Trains `policy` to place the units of `units` (a placement is
 // units.to_placement of a sample's devices) and returns the best placement

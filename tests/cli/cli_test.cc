@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -234,7 +235,28 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"compare --graph " + data("fork.json"), "missing required option '--cluster CL' (see --help)"},
         BadCase{"compare --suite nope", "--suite: expected 'paper', got 'nope'"},
         BadCase{"compare --suite paper --graph zoo:rnnlm", "--suite cannot be combined with --graph or --cluster"},
-        BadCase{"compare --suite paper --cluster k80x4", "--suite cannot be combined with --graph or --cluster"}));
+        BadCase{"compare --suite paper --cluster k80x4", "--suite cannot be combined with --graph or --cluster"},
+        // The learned methods' training options.
+        BadCase{place("cpu --iterations 0"), "--iterations: expected a positive integer (at most 100000000), got '0'"},
+        BadCase{place("rl --iterations 2.5"), "--iterations: expected a positive integer (at most 100000000), got '2.5'"},
+        BadCase{compare("--iterations many"), "--iterations: expected a positive integer (at most 100000000), got 'many'"},
+        BadCase{place("cpu --checkpoint-every -3"), "--checkpoint-every: expected a positive integer (at most 100000000), got '-3'"},
+        BadCase{place("cpu --checkpoint-every 10x"), "--checkpoint-every: expected a positive integer (at most 100000000), got '10x'"},
+        BadCase{place("cpu --threads 0"), "--threads: expected a positive integer (at most 1024), got '0'"},
+        BadCase{place("cpu --threads 5000"), "--threads: expected a positive integer (at most 1024), got '5000'"},
+        BadCase{sim(data("fork.json"), "k80x1", "cpu --threads=two"), "--threads: expected a positive integer (at most 1024), got 'two'"},
+        BadCase{place("rl --resume " + data("no_such.ckpt")), "--resume: " + data("no_such.ckpt") + ": no such checkpoint file"},
+        BadCase{place("rl --resume " + data("")), "--resume: " + data("") + ": no such checkpoint file"},  // a folder
+        BadCase{place("rl --checkpoint="), "--checkpoint: expected a file name, got ''"},
+        BadCase{place("rl --training-log="), "--training-log: expected a file name, got ''"},
+        BadCase{place("rl --resume="), "--resume: expected a file name, got ''"},
+        BadCase{place("rl --checkpoint"), "option '--checkpoint' needs a value FILE"},
+        BadCase{"compare --suite paper --methods rl --checkpoint rl.ckpt",
+                "--checkpoint: names one file, but this comparison trains 6 learned runs (use devplace place, or one learned "
+                "method on one graph)"},
+        BadCase{"compare --suite paper --methods cpu,rl --training-log rl.csv",
+                "--training-log: names one file, but this comparison trains 6 learned runs (use devplace place, or one learned "
+                "method on one graph)"}));
 
 }  // namespace
 
@@ -363,6 +385,8 @@ TEST(Cli, CompareRunsEveryDefaultMethodOnce) {
   EXPECT_TRUE(best_has_speedup_one) << r.out;
   // The methods registered today, none of them a reference method; each once.
   for (const char* m : {"cpu", "single-gpu", "expert", "round-robin"}) EXPECT_EQ(seen.count(m), 1u) << m;
+  // Nor a learned one: they train for minutes, so run only when named.
+  for (const char* m : {"exhaustive", "rl", "hierarchical"}) EXPECT_EQ(seen.count(m), 0u) << m;
   EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), seen.size());
   for (const auto& m : j["results"]) {
     const std::string name = m["method"].get<std::string>();
@@ -377,6 +401,29 @@ TEST(Cli, CompareRunsEveryDefaultMethodOnce) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("lower bound"), std::string::npos) << text.out;
   EXPECT_LT(text.out.find("\nexpert "), text.out.find("\ncpu ")) << text.out;  // in the order given
+}
+
+TEST(Cli, PlaceRlRunsWithinItsEvaluationsAndPrintsAStepTime) {
+  CliRun r = devplace("place --method rl --evaluations 17 --graph zoo:layered:layers=4 --cluster k80x2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("method       rl\n"), std::string::npos) << r.out;
+  const size_t step = r.out.find("step time    ");
+  ASSERT_NE(step, std::string::npos) << r.out;
+  // "step time    12.3 ms": a number and a unit.
+  const std::string value = r.out.substr(step + 13, r.out.find('\n', step) - step - 13);
+  EXPECT_TRUE(!value.empty() && std::isdigit(static_cast<unsigned char>(value[0]))) << value;
+  EXPECT_NE(value.find('s'), std::string::npos) << value;
+  EXPECT_EQ(r.out.find("OOM          yes"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("interrupted"), std::string::npos) << r.err;
+
+  CliRun j = devplace("place --method rl --evaluations 17 --graph zoo:layered:layers=4 --cluster k80x2 --threads 2 --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  nlohmann::json pj = nlohmann::json::parse(j.out);
+  EXPECT_EQ(pj["method"], "rl");
+  EXPECT_GT(pj["step_time_s"].get<double>(), 0);
+  EXPECT_GE(pj["ratio_to_lower_bound"].get<double>(), kAtLeastOne);
+  EXPECT_GT(pj["evaluations"].get<int64_t>(), 0);
+  EXPECT_GT(pj["groups"].get<int>(), 0);
 }
 
 TEST(Cli, CompareSuitePaperHasTheSixRowsOfTable1) {
