@@ -17,6 +17,7 @@
 #include "place/round_robin.h"
 #include "place/scotch.h"
 #include "place/single_gpu.h"
+#include "rl/hierarchical_placer.h"
 #include "rl/rl_placer.h"
 
 namespace devplace {
@@ -55,6 +56,9 @@ const std::vector<PlacerInfo>& placer_registry() {
       {"rl", PlacerRole::kLearned,
        "the paper's method: a seq2seq policy over the groups trained by REINFORCE on step times",
        &rl::make_rl_placer},
+      {"hierarchical", PlacerRole::kLearned,
+       "the ICLR 2018 planner: a learned grouper of the co-location groups and the seq2seq placer, trained jointly",
+       &rl::make_hierarchical_placer},
       {"exhaustive", PlacerRole::kReference, "every placement of a tiny graph (at most 1e6); the true optimum",
        &make<ExhaustivePlacer>},
   };

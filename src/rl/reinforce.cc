@@ -314,6 +314,7 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
     // jump (a fresh Adam's first step moves every weight by the full
     // learning rate, enough to undo the imitation).
     torch::optim::Adam& imitation = optimizer;
+    for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(options.warm_start_learning_rate);
     for (int64_t step = 0; step < options.warm_start_steps; ++step) {
       const torch::Tensor lp = policy.log_prob_of(forced);
       if (!lp.defined()) break;

@@ -54,8 +54,9 @@ struct ReinforceOptions {
   double grad_clip = 1.0;
   int64_t valid_only_after = 50;    // < 0: never
   int64_t warm_start_steps = 300;   // most imitation steps; 0: off
+  double warm_start_learning_rate = 3e-4;
   double warm_start_confidence = 0.99;  // imitation stops once the target's mean probability per decision reaches it
-  int64_t polish_evaluations = 2000;    // 0: off
+  int64_t polish_evaluations = 5000;    // 0: off; as many as local-search makes
   double polish_time_share = 0.1;   // of a time budget, kept for the polish
 };
 

@@ -216,7 +216,7 @@ INSTANTIATE_TEST_SUITE_P(
                 data("bad_disconnected_cluster.json") + ": links: no route from device '/cpu:0' to device '/gpu:0'"},
         BadCase{sim(data("no_such_file.json"), "k80x1", "cpu"), data("no_such_file.json") + ": cannot read file"},
         BadCase{sim(data("fork.json"), "k80x1", "hef"),
-                "--placement 'hef': no such file, and no such method (known: cpu, single-gpu, scotch, mincut, expert, round-robin, random, metis, heft, m-topo, m-etf, m-sct, local-search, rl, exhaustive)"},
+                "--placement 'hef': no such file, and no such method (known: cpu, single-gpu, scotch, mincut, expert, round-robin, random, metis, heft, m-topo, m-etf, m-sct, local-search, rl, hierarchical, exhaustive)"},
         BadCase{sim("zoo:nope", "k80x1", "cpu"), "unknown zoo model 'nope' (known: rnnlm, nmt, inception_v3, resnet50, transformer, layered)"},
         BadCase{sim("zoo:layered:layers=0", "k80x1", "cpu"), "zoo:layered: option layers=0: expected an integer in [1, 1000000]"},
         BadCase{"simulate --graph " + data("fork.json"), "missing required option '--cluster CL' (see --help)"},

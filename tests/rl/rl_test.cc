@@ -94,6 +94,25 @@ TEST(Rl, NearTheExhaustiveOptimumOnTinyGraphs) {
   EXPECT_GE(optimal[1], 8);
 }
 
+TEST(Hierarchical, ValidDeterministicAndNoWorseThanOneGpu) {
+  Cluster c = testing::toy_cluster(700'000'000);
+  auto cost = make_default_cost_model();
+  Graph g = testing::tiny_dag(6, 8);
+  Problem p = Problem::create(g, c, *cost).value();
+  Simulator sim(p);
+  const PlacerRun a = run("hierarchical", p, sim, 200, 4);
+  const PlacerRun b = run("hierarchical", p, sim, 200, 4);
+  EXPECT_EQ(a.placement, b.placement);
+  EXPECT_LE(a.evaluations, 200);
+  const double one_gpu = search_cost_s(p, run("single-gpu", p, sim, 0, 1).evaluation);
+  EXPECT_LE(search_cost_s(p, a.evaluation), one_gpu);
+  // It places co-location groups whatever grouping it is given.
+  const Grouping units = Grouping::create(p, GroupingOptions{GroupingKind::kColocation});
+  for (int32_t u = 0; u < units.num_groups(); ++u) {
+    for (OpId op : units.ops(u)) EXPECT_EQ(a.placement.device_of_op[op], a.placement.device_of_op[units.ops(u)[0]]);
+  }
+}
+
 // Resume and checkpoints: a run stopped after 3 of 6 updates and resumed
 // from its checkpoint ends exactly where the uninterrupted run does, and
 // their training logs agree row for row (but for the wall time).

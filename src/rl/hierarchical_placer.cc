@@ -1,0 +1,36 @@
+// File: hierarchical_placer.cc
+// The hierarchical planner: grouper + placer over the co-location groups,
+// trained by REINFORCE (see hierarchical_placer.h).
+#include "rl/hierarchical_placer.h"
+
+#include "rl/hierarchical_policy.h"
+#include "rl/reinforce.h"
+
+namespace devplace::rl {
+
+namespace {
+
+class HierarchicalPlacer : public Placer {
+ public:
+  std::string_view name() const override { return "hierarchical"; }
+
+  Result<Placement> place(const PlaceContext& ctx) override {
+    const Grouping units = Grouping::create(ctx.problem, GroupingOptions{GroupingKind::kColocation});
+    // The initial parameters come from the seed.
+    torch::manual_seed(ctx.rng.next_u64() & 0x7fffffffffffffffULL);
+    HierarchicalPolicy policy(ctx.problem, units, HierarchicalOptions{});
+    const PlaceContext unit_ctx{ctx.problem, units, ctx.evaluator, ctx.budget, ctx.rng, ctx.training};
+    // The grouper starts uniform over N groups, so it imitates and learns
+    // at a larger rate than the rl placer's seq2seq needs.
+    ReinforceOptions options;
+    options.warm_start_learning_rate = 0.01;
+    options.learning_rate = 1e-3;
+    return train_reinforce(policy, units, unit_ctx, options, "hierarchical");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Placer> make_hierarchical_placer() { return std::make_unique<HierarchicalPlacer>(); }
+
+}  // namespace devplace::rl

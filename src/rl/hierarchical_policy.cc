@@ -1,0 +1,109 @@
+// File: hierarchical_policy.cc
+// The grouper and placer of the hierarchical planner (see
+// hierarchical_policy.h).
+#include "rl/hierarchical_policy.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "common/check.h"
+#include "place/device_choice.h"
+#include "rl/features.h"
+
+namespace devplace::rl {
+
+HierarchicalPolicy::HierarchicalPolicy(const Problem& problem, const Grouping& units, const HierarchicalOptions& options)
+    : problem_(problem), units_(units), num_units_(units.num_groups()), num_devices_(problem.num_devices()) {
+  groups_ = options.groups > 0 ? options.groups : std::min<int64_t>(256, 20 * num_devices_);
+  groups_ = std::max<int64_t>(1, std::min(groups_, num_units_));
+  const GroupFeatures f = group_features(problem, units);
+  features_ = torch::from_blob(const_cast<float*>(f.values.data()), {num_units_, f.dim}, torch::kFloat).clone();
+  disallowed_ = torch::zeros({num_units_, num_devices_});
+  auto acc = disallowed_.accessor<float, 2>();
+  for (int32_t u = 0; u < num_units_; ++u) {
+    for (DeviceId d = 0; d < num_devices_; ++d) acc[u][d] = units.allows(u, d) ? 0.0f : 1.0f;
+  }
+  grouper_in_ = register_module("grouper_in", torch::nn::Linear(f.dim, options.grouper_hidden));
+  grouper_out_ = register_module("grouper_out", torch::nn::Linear(options.grouper_hidden, groups_));
+  placer_ = register_module("placer", Seq2SeqNet(f.dim + 1, static_cast<int>(num_devices_), options.placer));
+}
+
+std::pair<torch::Tensor, torch::Tensor> HierarchicalPolicy::group_inputs(const torch::Tensor& assignment) const {
+  torch::NoGradGuard no_grad;
+  // membership [K, N, U]: 1 where the unit is in the group.
+  const torch::Tensor membership = torch::one_hot(assignment, groups_).to(torch::kFloat).transpose(1, 2);
+  const torch::Tensor counts = membership.sum(2, /*keepdim=*/true);                     // [K, N, 1]
+  const torch::Tensor mean = torch::matmul(membership, features_) / counts.clamp_min(1);  // [K, N, F]
+  const torch::Tensor inputs = torch::cat({mean, counts / static_cast<double>(num_units_)}, 2);
+  // Devices every unit of the group may use; where none, those some unit may use.
+  const torch::Tensor barred = torch::matmul(membership, disallowed_);                   // [K, N, D]: units that may not
+  const torch::Tensor all_allow = barred == 0;
+  const torch::Tensor some_allow = barred < counts;
+  const torch::Tensor none = all_allow.any(2, /*keepdim=*/true).logical_not();
+  return {inputs, torch::where(none, some_allow, all_allow)};
+}
+
+torch::Tensor HierarchicalPolicy::unit_devices(const torch::Tensor& assignment, const torch::Tensor& group_devices) const {
+  torch::Tensor devices = group_devices.gather(1, assignment).contiguous();  // [K, U]
+  auto acc = devices.accessor<int64_t, 2>();
+  for (int64_t s = 0; s < devices.size(0); ++s) {
+    for (int32_t u = 0; u < num_units_; ++u) {
+      const auto d = static_cast<DeviceId>(acc[s][u]);
+      if (!units_.allows(u, d)) acc[s][u] = choose_allowed_device(problem_, units_, u, d);
+    }
+  }
+  return devices;
+}
+
+PolicySample HierarchicalPolicy::sample(int64_t k, bool greedy, double noise_std) {
+  const torch::Tensor logp = torch::log_softmax(grouper_out_->forward(torch::relu(grouper_in_->forward(features_))), 1);  // [U, N]
+  torch::Tensor assignment;  // [K, U]
+  {
+    torch::NoGradGuard no_grad;
+    if (greedy) {
+      assignment = logp.argmax(1).unsqueeze(0).expand({k, num_units_}).contiguous();
+    } else {
+      const torch::Tensor gumbel = -torch::log(-torch::log(torch::rand({k, num_units_, groups_}).clamp_(1e-10, 1.0 - 1e-7)));
+      assignment = (logp.unsqueeze(0) + gumbel).argmax(2);
+    }
+  }
+  const torch::Tensor logp_k = logp.unsqueeze(0).expand({k, num_units_, groups_});
+  const torch::Tensor group_log_prob = logp_k.gather(2, assignment.unsqueeze(2)).squeeze(2).sum(1);
+  const torch::Tensor p = logp.exp();
+  const torch::Tensor group_entropy = (-(p * logp).sum(1).sum()).expand({k});
+  auto [inputs, allowed] = group_inputs(assignment);
+  const PolicySample placed = placer_->forward(inputs, allowed, k, greedy, noise_std);
+  torch::Tensor devices;
+  {
+    torch::NoGradGuard no_grad;
+    devices = unit_devices(assignment, placed.devices);
+  }
+  return {devices, group_log_prob + placed.log_prob, group_entropy + placed.entropy};
+}
+
+torch::Tensor HierarchicalPolicy::log_prob_of(const torch::Tensor& devices) {
+  const int64_t k = devices.size(0);
+  const int64_t per_device = std::max<int64_t>(1, groups_ / num_devices_);
+  // The forced grouping: a device's units all go to the first group of its
+  // block of N / devices groups (the grouper then has one class per device
+  // to learn; REINFORCE spreads them later); the forced group devices: each
+  // block's.
+  torch::Tensor assignment = torch::zeros({k, num_units_}, torch::kLong);
+  torch::Tensor group_devices = torch::zeros({k, groups_}, torch::kLong);
+  auto dev = devices.accessor<int64_t, 2>();
+  auto asg = assignment.accessor<int64_t, 2>();
+  auto gd = group_devices.accessor<int64_t, 2>();
+  for (int64_t s = 0; s < k; ++s) {
+    for (int64_t n = 0; n < groups_; ++n) gd[s][n] = std::min<int64_t>(n / per_device, num_devices_ - 1);
+    for (int32_t u = 0; u < num_units_; ++u) asg[s][u] = std::min<int64_t>(dev[s][u] * per_device, groups_ - 1);
+  }
+  const torch::Tensor logp = torch::log_softmax(grouper_out_->forward(torch::relu(grouper_in_->forward(features_))), 1);
+  const torch::Tensor group_log_prob = logp.unsqueeze(0).expand({k, num_units_, groups_}).gather(2, assignment.unsqueeze(2)).squeeze(2).sum(1);
+  auto [inputs, allowed] = group_inputs(assignment);
+  // A forced device the group may not use would have probability 0: allow it.
+  allowed = allowed.logical_or(torch::one_hot(group_devices, num_devices_).to(torch::kBool));
+  const PolicySample placed = placer_->forward(inputs, allowed, k, /*greedy=*/false, 0.0, group_devices);
+  return group_log_prob + placed.log_prob;
+}
+
+}  // namespace devplace::rl

@@ -1,0 +1,67 @@
+// File: hierarchical_policy.h
+// The policy of "A Hierarchical Model for Device Placement" (Mirhoseini et
+// al., ICLR 2018): a grouper that learns the groups and a placer that puts
+// them on devices, trained together by one REINFORCE signal.
+// - Units: the graph's co-location groups (an op with its backward and
+//   update ops), so a placement always honours co-location.
+// - Grouper: a feed-forward network, unit features -> 64 (ReLU) -> a
+//   softmax over N groups; each unit draws its group.
+// - Placer: the seq2seq network of policy.h over the N groups in index
+//   order; a group's input is the mean of its units' features plus its size
+//   (count / units). These inputs depend on the drawn grouping, so each of
+//   the K samples has its own sequence, and the grouper learns only through
+//   its log-probability, as in the paper.
+// - A group may use the devices all its units may use. When its units
+//   agree on none (a CPU-only input grouped with a GPU-only op) it may use
+//   any device one of them may use, and a unit that may not use its
+//   group's device goes to its own allowed device of the same kind
+//   (place/device_choice.h): a fixed rule, so the log-probability is still
+//   that of the policy's decisions.
+// - log p(placement) = log p(grouping) + log p(group devices).
+// Only rl/ includes torch headers.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "group/grouping.h"
+#include "rl/placement_policy.h"
+#include "rl/policy.h"
+#include "sim/problem.h"
+
+namespace devplace::rl {
+
+struct HierarchicalOptions {
+  int groups = 0;          // N; 0: min(256, 20 x devices), never more than the units
+  int grouper_hidden = 64;
+  PolicyOptions placer;
+};
+
+class HierarchicalPolicy : public PlacementPolicy {
+ public:
+  // `units` is the co-location grouping of `problem`.
+  HierarchicalPolicy(const Problem& problem, const Grouping& units, const HierarchicalOptions& options);
+
+  PolicySample sample(int64_t k, bool greedy, double noise_std) override;
+  // Imitation of a unit placement: each device's units go to the first of
+  // a block of N / devices groups, placed on that device.
+  torch::Tensor log_prob_of(const torch::Tensor& devices) override;
+
+  int num_groups() const { return static_cast<int>(groups_); }
+
+ private:
+  // Group inputs and allowed devices for K groupings [K, U].
+  std::pair<torch::Tensor, torch::Tensor> group_inputs(const torch::Tensor& assignment) const;
+  // Unit devices [K, U] from group devices [K, N], honouring each unit's
+  // allowed devices.
+  torch::Tensor unit_devices(const torch::Tensor& assignment, const torch::Tensor& group_devices) const;
+
+  const Problem& problem_;
+  const Grouping& units_;
+  int64_t num_units_, num_devices_, groups_;
+  torch::Tensor features_;   // [U, F]
+  torch::Tensor disallowed_; // [U, D] float, 1 where a unit may not use the device
+  torch::nn::Linear grouper_in_{nullptr}, grouper_out_{nullptr};
+  Seq2SeqNet placer_{nullptr};
+};
+
+}  // namespace devplace::rl

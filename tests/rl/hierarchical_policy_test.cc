@@ -1,0 +1,51 @@
+// The hierarchical planner's policy: shapes, allowed devices, and that the
+// REINFORCE signal reaches the grouper as well as the placer.
+#include <gtest/gtest.h>
+
+#include "../test_clusters.h"
+#include "../test_graphs.h"
+#include "cost/cost_model.h"
+#include "rl/hierarchical_policy.h"
+
+namespace devplace::rl {
+namespace {
+
+TEST(HierarchicalPolicy, SamplesAllowedDevicesAndTrainsBothParts) {
+  torch::manual_seed(1);
+  Graph g = testing::tiny_dag(3, 12);
+  Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  const Problem p = Problem::create(g, c, *cost).value();
+  const Grouping units = Grouping::create(p, GroupingOptions{GroupingKind::kColocation});
+  HierarchicalOptions options;
+  options.groups = 4;
+  HierarchicalPolicy policy(p, units, options);
+  EXPECT_EQ(policy.num_groups(), 4);
+
+  const PolicySample s = policy.sample(5, /*greedy=*/false, 0.0);
+  ASSERT_EQ(s.devices.size(0), 5);
+  ASSERT_EQ(s.devices.size(1), units.num_groups());
+  const auto acc = s.devices.accessor<int64_t, 2>();
+  for (int64_t k = 0; k < 5; ++k) {
+    for (int32_t u = 0; u < units.num_groups(); ++u) EXPECT_TRUE(units.allows(u, static_cast<DeviceId>(acc[k][u])));
+  }
+  EXPECT_TRUE(torch::all(s.log_prob < 0).item<bool>());
+  EXPECT_TRUE(torch::all(s.entropy > 0).item<bool>());
+
+  s.log_prob.sum().backward();
+  double grouper = 0, placer = 0;
+  for (const auto& item : policy.named_parameters()) {
+    const double norm = item.value().grad().defined() ? item.value().grad().abs().sum().item<double>() : 0.0;
+    (item.key().rfind("grouper", 0) == 0 ? grouper : placer) += norm;
+  }
+  EXPECT_GT(grouper, 0.0);
+  EXPECT_GT(placer, 0.0);
+
+  // Imitation: the log-probability of a given placement, differentiable.
+  const torch::Tensor lp = policy.log_prob_of(s.devices.narrow(0, 0, 1));
+  ASSERT_TRUE(lp.defined());
+  EXPECT_LT(lp.item<double>(), 0.0);
+}
+
+}  // namespace
+}  // namespace devplace::rl
