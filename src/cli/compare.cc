@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/graph_options.h"
+#include "cli/measure_options.h"
 #include "cli/method_comparison.h"
 #include "cli/placer_options.h"
 #include "cli/problem_source.h"
@@ -25,7 +26,7 @@ namespace {
 
 const CommandSpec kSpec = {
     "devplace compare --graph SRC --cluster CL [--methods A,B,...] [--budget SECONDS] [--evaluations N]\n"
-    "       [--seed N] [--grouping paper|colocation] [--training] [--json]\n"
+    "       [--seed N] [--grouping paper|colocation] [--training] [--json] [--measure COMMAND ...]\n"
     "   or: devplace compare --suite paper [--methods A,B,...] [--budget SECONDS] [--iterations N] [--json]",
     "Runs each method with the same budget and seed and prints its step time (OOM where a device runs\n"
     "out of memory), its search time, its speed-up over the best of the paper's baselines that ran, and\n"
@@ -33,15 +34,16 @@ const CommandSpec kSpec = {
     "learned ones (rl, hierarchical: they train for minutes; name them in --methods). --suite paper\n"
     "prints the paper's Table 1 instead: RNNLM, NMT and Inception-V3 on k80x2 and k80x4, one column per\n"
     "method; its default methods add the learned ones as the last columns. A method that fails shows\n"
-    "'failed' and its error, and the others still run.",
-    with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
+    "'failed' and its error, and the others still run. --measure scores every method's placements with\n"
+    "one external measurer (docs/measurer.md), shared so that a placement is measured once.",
+    with_measure_options(with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
                          {"cluster", "CL", "cluster JSON file or preset name"},
                          {"suite", "NAME", "a fixed set of graphs and clusters instead: paper (Table 1)"},
                          {"methods", "A,B,...",
                           "the methods to run (default: all but exhaustive and the learned ones, which --suite paper adds)"},
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-                         {"json", "", "print one JSON object"}}),
+                         {"json", "", "print one JSON object"}})),
 };
 
 // The rows of the paper's Table 1.
@@ -103,6 +105,7 @@ json::Json results_json(const Comparison& c) {
 // The step-time cell of a table: "463.3 ms", "OOM", or "failed".
 std::string step_cell(const MethodResult& r) {
   if (!r.run) return "failed";
+  if (r.run->evaluation.failed) return "unmeasured";
   return r.run->evaluation.oom ? "OOM" : format_seconds(r.run->evaluation.step_time_s);
 }
 
@@ -130,13 +133,15 @@ void print_comparison(const Problem& problem, const Comparison& c) {
       std::cout << "failed: " << r.error << "\n";
       continue;
     }
-    std::cout << pad_left(format_seconds(r.run->evaluation.step_time_s), 12) << pad_left(r.run->evaluation.oom ? "OOM" : "", 4)
+    std::cout << pad_left(format_seconds(r.run->evaluation.step_time_s), 12) << pad_left(r.run->evaluation.failed ? "ERR" : r.run->evaluation.oom ? "OOM" : "", 4)
               << pad_left(format_seconds(r.run->search_time_s), 13) << pad_left(std::to_string(r.run->evaluations), 13)
               << pad_left(format_ratio(r.speedup_over_paper_baselines), 10) << pad_left(format_ratio(r.ratio_to_lower_bound), 10)
               << "\n";
   }
   std::cout << "\nspeed-up: the fastest paper baseline's step time (of " << paper_baselines_run(c) << ") over the method's.\n"
             << "vs bound: the method's step time over the lower bound. OOM: a device runs out of memory.\n";
+  if (std::any_of(c.results.begin(), c.results.end(), [](const MethodResult& r) { return r.run && r.run->evaluation.failed; }))
+    std::cout << "ERR: the measurer could not measure the placement; its step time is the failure penalty.\n";
 }
 
 Status compare_one(const Args& args, const std::vector<std::string>& methods, const PlacerRunOptions& options) {
@@ -144,7 +149,13 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
   if (!args.get("cluster")) return invalid_input("missing required option '--cluster CL' (see --help)");
   DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
   DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
-  const Comparison c = compare_methods(loaded.problem, methods, options);
+  DEVPLACE_ASSIGN_OR_RETURN(const std::optional<MeasurerOptions> measure, measurer_options(args, *args.get("graph")));
+  std::unique_ptr<Measurer> measurer;
+  if (measure) {
+    DEVPLACE_ASSIGN_OR_RETURN(measurer, Measurer::start(loaded.problem, *measure));
+  }
+  const Comparison c = compare_methods(loaded.problem, methods, options, measurer.get());
+  if (measurer) std::cerr << "devplace: " << measurer->summary() << "\n";
   if (!args.flag("json")) {
     print_comparison(loaded.problem, c);
     return Status::ok_status();
@@ -155,6 +166,7 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
                   {"lower_bound_s", c.lower_bound.value_s()},
                   {"lower_bound", lower_bound_json(c.lower_bound)},
                   {"best_paper_baseline_s", number_or_null(c.best_paper_baseline_s)},
+                  {"evaluator", measurer ? "measurer" : "simulator"},
                   {"results", results_json(c)}};
   std::cout << j.dump(2) << "\n";
   return Status::ok_status();
@@ -238,6 +250,8 @@ Status run_compare(const ArgList& argv) {
   const std::optional<std::string> suite = args.get("suite");
   if (suite && (args.get("graph") || args.get("cluster")))
     return invalid_input("--suite cannot be combined with --graph or --cluster");
+  if (suite && args.get("measure"))
+    return invalid_input("--measure cannot be combined with --suite: the suite's zoo models have no real runs");
   if (suite && *suite != "paper") return invalid_input("--suite: expected 'paper', got '" + *suite + "'");
   DEVPLACE_ASSIGN_OR_RETURN(const std::vector<std::string> methods,
                             resolve_methods(args.get("methods"), /*with_learned=*/suite.has_value()));

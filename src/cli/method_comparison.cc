@@ -23,7 +23,7 @@ const PlacerInfo* find_info(std::string_view name) {
   return nullptr;
 }
 
-bool ran_in_memory(const MethodResult& r) { return r.run && !r.run->evaluation.oom; }
+bool ran_in_memory(const MethodResult& r) { return r.run && !r.run->evaluation.oom && !r.run->evaluation.failed; }
 }  // namespace
 
 Result<std::vector<std::string>> resolve_methods(const std::optional<std::string>& list, bool with_learned) {
@@ -57,7 +57,7 @@ Result<std::vector<std::string>> resolve_methods(const std::optional<std::string
 }
 
 Comparison compare_methods(const Problem& problem, const std::vector<std::string>& methods,
-                           const PlacerRunOptions& options) {
+                           const PlacerRunOptions& options, Evaluator* evaluator) {
   Comparison c;
   c.lower_bound = compute_lower_bound(problem);
   c.best_paper_baseline_s = kInf;
@@ -69,7 +69,7 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
     r.role = info->role;
     Simulator sim(problem);
     try {
-      Result<PlacerRun> run = run_placer(method, problem, sim, options);
+      Result<PlacerRun> run = run_placer(method, problem, evaluator ? *evaluator : sim, options);
       if (run.ok()) {
         r.run = std::move(run).value();
       } else {

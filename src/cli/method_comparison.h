@@ -46,11 +46,12 @@ struct Comparison {
 // name is an error listing the known ones.
 Result<std::vector<std::string>> resolve_methods(const std::optional<std::string>& list, bool with_learned = false);
 
-// Runs each method (names from resolve_methods) with its own Simulator.
+// Runs each method (names from resolve_methods) with its own Simulator, or
+// with `evaluator` when given (a measurer, shared so its cache is).
 // A method that fails (an error, or an exception from LibTorch) is recorded
 // in its row; the others still run.
 Comparison compare_methods(const Problem& problem, const std::vector<std::string>& methods,
-                           const PlacerRunOptions& options);
+                           const PlacerRunOptions& options, Evaluator* evaluator = nullptr);
 
 // Fastest step time among the methods that are not paper baselines and ran
 // without OOM; +inf if none.

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/graph_options.h"
+#include "cli/measure_options.h"
 #include "cli/method_comparison.h"
 #include "cli/placer_options.h"
 #include "cli/problem_source.h"
@@ -26,20 +27,22 @@ const CommandSpec kSpec = {
     "devplace place --graph SRC --cluster CL --method NAME [--budget SECONDS] [--evaluations N] [--seed N]\n"
     "       [--grouping paper|colocation] [--training] [--out FILE] [--json]\n"
     "       [--iterations N] [--training-log FILE] [--checkpoint FILE] [--checkpoint-every N] [--resume FILE]\n"
-    "       [--threads N]",
+    "       [--threads N] [--measure COMMAND [--measure-log FILE] ...]",
     "Runs one placement method (devplace methods) on SRC and CL, with the simulator as the evaluator a\n"
     "search method may call within its budget, and prints its placement's step time, whether it runs\n"
     "out of memory, the search time, the ratio to the step-time lower bound (no placement beats it) and\n"
     "the speed-up over single-gpu. --out writes the placement (.csv for CSV, else JSON).\n"
     "A learned method (rl) trains for --iterations policy updates; Ctrl-C stops it early, reports its\n"
-    "best placement so far and exits with code 130 (a second Ctrl-C kills it).",
-    with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
+    "best placement so far and exits with code 130 (a second Ctrl-C kills it).\n"
+    "--measure runs each placement with an external measurer (docs/measurer.md) instead of simulating it;\n"
+    "the lower bound stays the simulator's.",
+    with_measure_options(with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
                          {"cluster", "CL", "cluster JSON file or preset name", true},
                          {"method", "NAME", "placement method (devplace methods)", true},
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
                          {"out", "FILE", "write the placement (.csv for CSV, else JSON)"},
-                         {"json", "", "print one JSON object"}}),
+                         {"json", "", "print one JSON object"}})),
 };
 
 // What `place` reports besides the run itself.
@@ -49,12 +52,20 @@ struct PlaceReport {
   const PlacerRun& single_gpu;
   const LowerBound& bound;
   const PlacerRunOptions& options;
+  const Measurer* measurer;  // null: the simulator scored the placements
 };
 
 std::vector<int> ops_per_device(const Problem& problem, const Placement& placement) {
   std::vector<int> n(problem.num_devices(), 0);
   for (DeviceId d : placement.device_of_op) ++n[d];
   return n;
+}
+
+json::Json measurer_json(const Measurer& m) {
+  const MeasurerStats& s = m.stats();
+  return {{"name", m.measurer_name()}, {"measured", s.measured}, {"cache_hits", s.cache_hits}, {"ooms", s.ooms},
+          {"errors", s.errors}, {"timeouts", s.timeouts}, {"exits", s.exits}, {"garbage", s.garbage},
+          {"failed_starts", s.startup_faults}, {"starts", s.starts}};
 }
 
 json::Json report_json(const PlaceReport& r) {
@@ -85,6 +96,9 @@ json::Json report_json(const PlaceReport& r) {
           {"single_gpu_step_time_s", r.single_gpu.evaluation.step_time_s},
           {"single_gpu_oom", r.single_gpu.evaluation.oom},
           {"speedup_over_single_gpu", number_or_null(ratio(r.single_gpu.evaluation.step_time_s, step))},
+          {"failed", r.run.evaluation.failed},
+          {"evaluator", r.measurer ? "measurer" : "simulator"},
+          {"measurer", r.measurer ? measurer_json(*r.measurer) : json::Json(nullptr)},
           {"peak_memory_bytes", peak},
           {"ops_per_device", per_device}};
 }
@@ -97,7 +111,9 @@ void print_report(const PlaceReport& r) {
             << (r.problem.graph().has_backward() ? ", training step" : ", forward only") << ")\n"
             << "cluster      " << c.name() << " (" << c.num_devices() << " devices)\n"
             << "method       " << r.run.method << "\n"
-            << "step time    " << format_seconds(e.step_time_s) << "\n"
+            << "evaluator    " << (r.measurer ? "measured by " + r.measurer->measurer_name() : std::string("simulator")) << "\n"
+            << "step time    " << format_seconds(e.step_time_s)
+            << (e.failed ? " (the failure penalty: the measurer could not measure it)" : "") << "\n"
             << "OOM          " << (e.oom ? "yes: a device's peak memory exceeds its capacity" : "no") << "\n"
             << "search time  " << format_seconds(r.run.search_time_s) << " (" << r.run.evaluations << " evaluations)\n"
             << "lower bound  " << format_seconds(r.bound.value_s()) << " (" << binding_part(r.bound)
@@ -132,19 +148,27 @@ Status run_place(const ArgList& argv) {
   DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
   const Problem& problem = loaded.problem;
 
+  DEVPLACE_ASSIGN_OR_RETURN(const std::optional<MeasurerOptions> measure, measurer_options(args, *args.get("graph")));
+  std::unique_ptr<Measurer> measurer;
+  if (measure) {
+    DEVPLACE_ASSIGN_OR_RETURN(measurer, Measurer::start(problem, *measure));
+  }
   Simulator sim(problem);
+  Evaluator& evaluator = measurer ? static_cast<Evaluator&>(*measurer) : sim;
   // While the method runs Ctrl-C sets a flag (a learned method then stops
   // and returns its best placement so far) instead of killing devplace.
   auto run_interruptible = [&] {
     clear_interrupt();
     InterruptScope scope;
-    return run_placer(method, problem, sim, options);
+    return run_placer(method, problem, evaluator, options);
   };
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun run, run_interruptible());
   Simulator baseline_sim(problem);
-  DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun single_gpu, run_placer("single-gpu", problem, baseline_sim, options));
+  DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun single_gpu,
+                            run_placer("single-gpu", problem, measurer ? evaluator : baseline_sim, options));
   const LowerBound bound = compute_lower_bound(problem);
-  const PlaceReport report{problem, run, single_gpu, bound, options};
+  const PlaceReport report{problem, run, single_gpu, bound, options, measurer.get()};
+  if (measurer) std::cerr << "devplace: " << measurer->summary() << "\n";
 
   const std::optional<std::string> out = args.get("out");
   if (args.flag("json")) {

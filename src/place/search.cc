@@ -9,6 +9,9 @@
 namespace devplace {
 
 double search_cost_s(const Problem& problem, const Evaluation& evaluation) {
+  // A measurement that failed ranks with the OOM placements (its step time
+  // is already the failure penalty).
+  if (evaluation.failed) return evaluation.step_time_s + 100.0;
   if (!evaluation.oom) return evaluation.step_time_s;
   double over_bytes = 0;
   for (DeviceId d = 0; d < problem.num_devices() && d < static_cast<DeviceId>(evaluation.peak_memory_bytes.size()); ++d) {

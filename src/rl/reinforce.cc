@@ -289,8 +289,8 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
         state.best_cost = cost;
         state.best = rows[s];
       }
-      valid[s] = !e.oom;
-      times[s] = e.oom ? options.failed_step_time_s : e.step_time_s;
+      valid[s] = !e.oom && !e.failed;
+      times[s] = valid[s] ? e.step_time_s : options.failed_step_time_s;
     }
     return Status::ok_status();
   };

@@ -15,6 +15,9 @@ namespace devplace {
 struct Evaluation {
   double step_time_s = 0;  // one training step (or forward pass for a forward graph)
   bool oom = false;        // some device's peak memory exceeds its capacity
+  // A measurer could not measure it (it crashed, hung, or said the placement
+  // cannot run): step_time_s is then the failure penalty, not a time.
+  bool failed = false;
   std::vector<int64_t> peak_memory_bytes;  // per device
 };
 

@@ -15,40 +15,18 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../test_cli.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using devplace::testing::CliRun;
+using devplace::testing::devplace;
+using devplace::testing::slurp;
+using devplace::testing::temp_file;
 
 std::string data(const std::string& name) { return std::string(DEVPLACE_TESTDATA_DIR) + "/cli/testdata/" + name; }
-
-// Runs devplace with `args` (shell words) from the test data folder's parent.
-CliRun devplace(const std::string& args) {
-  const fs::path dir = fs::temp_directory_path() / ("devplace_cli_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string cmd = std::string("DEVPLACE_CLUSTERS='") + DEVPLACE_CLUSTERS_DIR + "' '" + DEVPLACE_BINARY + "' " + args +
-                          " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
-  const int status = std::system(cmd.c_str());
-  CliRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "out"), slurp(dir / "err")};
-  fs::remove_all(dir);
-  return r;
-}
-
-fs::path temp_file(const std::string& name) {
-  return fs::temp_directory_path() / ("devplace_cli_test_" + std::to_string(::getpid()) + "_" + name);
-}
 
 TEST(Cli, SimulateForkMatchesTheHandComputedStepTime) {
   // a (1 ms on gpu0) -> b (2 ms on gpu0) and c (3 ms on gpu1); a:0 is 250x1000 floats
