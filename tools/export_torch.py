@@ -14,7 +14,9 @@ Each FX node becomes one devplace op; the saved tensors become edges from
 forward ops to backward ops. Then one optimizer update op per parameter is
 added. Each op is then run on its own, with the real tensors an interpreter
 pass computed for its inputs, and its median CPU time is written as
-measured_time_s.cpu.
+measured_time_s.cpu. An "export" block records the options that rebuild the
+same traced step (export_block); tools/measure_torch.py imports this file and
+rebuilds it with build_training_step and Exporter.
 
 Run with /usr/bin/python3 (Debian's python3-torch 1.13 and torchvision 0.14).
 
@@ -480,6 +482,12 @@ class GraphWriter:
         self.op_names = set()
         self.producer = {}  # tensor name -> op index
         self.child_index = child_index  # top-level child name -> index
+        # op name -> where it comes from, for tools/measure_torch.py (not written):
+        # ("placeholder", fx node) for Parameter/Buffer/Input ops, ("forward" or
+        # "backward", fx node) for FX nodes (get_attr constants included),
+        # ("tangent", k, fx placeholder) for the loss gradient seeds and
+        # ("update", parameter name) for update ops.
+        self.sources = {}
 
     def layer_of(self, qualified_name):
         if not qualified_name:
@@ -494,9 +502,10 @@ class GraphWriter:
         self.op_names.add(name)
         return name
 
-    def add_op(self, name, type_, phase, inputs=(), outputs=(), layer=-1, **fields):
+    def add_op(self, name, type_, phase, inputs=(), outputs=(), layer=-1, source=None, **fields):
         """outputs: list of (tensor, or None). Returns (op index, list of tensor names or None)."""
         name = self.unique(name)
+        self.sources[name] = source
         op = {"name": name, "type": type_}
         if phase != "forward":
             op["phase"] = phase
@@ -590,6 +599,10 @@ class Exporter:
         self.param_tensor = {}  # parameter name -> tensor name of its Parameter op
         self.param_op = {}
         role_of = dict(zip(fw_placeholders, roles))
+        # Kept for tools/measure_torch.py, which reruns the step from these.
+        self.role_of = role_of  # forward placeholder -> (kind, name)
+        self.primal_of = dict(zip(fw_placeholders, primals))  # forward placeholder -> its tensor
+        self.fw, self.bw = fw, bw
         totals = {"forward": 0.0, "backward": 0.0, "update": 0.0}
 
         def on_node(phase, prefix):
@@ -600,6 +613,7 @@ class Exporter:
                     return
                 if node.op == "get_attr":
                     _, outs = w.add_op(prefix + node.name, "Constant", phase, outputs=tensor_outputs(value)[:1],
+                                       source=(phase, node),
                                        measured_time_s={"cpu": 0.0, "gpu": 0.0})
                     names[node] = outs[0] if outs else None
                     return
@@ -613,6 +627,7 @@ class Exporter:
                 slots = tensor_outputs(value)
                 flops = op_flops(node, a, value)
                 _, outs = w.add_op(prefix + node.name, op_type(node.target), phase, inputs=input_names(node, names),
+                                     source=(phase, node),
                                      outputs=slots, layer=w.layer_of(module_of(node)), flops=flops if flops else None,
                                      measured_time_s={"cpu": seconds})
                 totals[phase] += seconds
@@ -632,15 +647,18 @@ class Exporter:
             raise RuntimeError(f"cannot match the backward graph's {len(saved)} saved inputs to the forward graph's "
                                f"{len(fw_output_nodes)} outputs")
         bw_inputs = []
+        self.saved_source = {}  # backward placeholder -> the forward output node it receives
+        self.loss_nodes = fw_output_nodes[:num_user_outputs]  # forward output node of each tangent's loss
         for k, ph in enumerate(saved):
             src = fw_output_nodes[num_user_outputs + k]
+            self.saved_source[ph] = src
             names[ph] = names.get(src)
             bw_inputs.append(fw_out[num_user_outputs + k])
         loss_names = [names.get(n) for n in fw_output_nodes[:num_user_outputs]]
         for k, ph in enumerate(tangents):
             loss_value = fw_out[k]
             ones, seconds = time_call(lambda: torch.ones_like(loss_value), args.warmup, args.repeats)
-            _, outs = w.add_op("bw/" + ph.name, "ones_like", "backward",
+            _, outs = w.add_op("bw/" + ph.name, "ones_like", "backward", source=("tangent", k, ph),
                                inputs=[loss_names[k]] if isinstance(loss_names[k], str) else [],
                                outputs=[ones], measured_time_s={"cpu": seconds})
             totals["backward"] += seconds
@@ -648,6 +666,7 @@ class Exporter:
             bw_inputs.append(ones)
         bw_out = Interpreter(bw, args.warmup, args.repeats, on_node("backward", "bw/")).run(bw_inputs)
         bw_output_nodes = list(next(n for n in bw.graph.nodes if n.op == "output").args[0])
+        self.bw_output_nodes = bw_output_nodes
 
         totals["update"] = self._add_updates(params, bw_output_nodes, bw_out, names)
         self._colocate(params)
@@ -658,6 +677,7 @@ class Exporter:
         kind, name = role
         if kind == "param":
             idx, outs = w.add_op(name, "Parameter", "forward", outputs=[value], layer=w.layer_of(name),
+                                 source=("placeholder", node),
                                  parameter_bytes=int(value.numel() * value.element_size()),
                                  measured_time_s={"cpu": 0.0, "gpu": 0.0})
             self.param_tensor[name] = outs[0]
@@ -668,10 +688,12 @@ class Exporter:
                 names[node] = None
                 return
             _, outs = w.add_op(name, "Buffer", "forward", outputs=[value], layer=w.layer_of(name),
+                               source=("placeholder", node),
                                measured_time_s={"cpu": 0.0, "gpu": 0.0})
             names[node] = outs[0]
         else:
             _, outs = w.add_op(name, "Input", "forward", outputs=[value], kernels=["cpu"],
+                               source=("placeholder", node),
                                measured_time_s={"cpu": 0.0, "gpu": 0.0})
             names[node] = outs[0]
 
@@ -684,6 +706,8 @@ class Exporter:
         flops_per_element = {"adam": 12, "sgd": 2, "momentum": 4}[a.optimizer]
         self.update_op = {}
         self.grad_tensor = {}
+        self.grad_node = {}  # parameter name -> the backward output node of its gradient
+        self.param_value = dict(params)  # parameter name -> its tensor
         total = 0.0
         # The backward graph's outputs: one gradient per forward placeholder,
         # parameters first, in the same order.
@@ -697,7 +721,7 @@ class Exporter:
             state_bytes = state_factor * param_bytes
             seconds = measure_update(a.optimizer, p, grad, a.warmup, a.repeats)
             total += seconds
-            idx, _ = w.add_op(f"{pname}/update", op_type_name, "update", inputs=[gname],
+            idx, _ = w.add_op(f"{pname}/update", op_type_name, "update", inputs=[gname], source=("update", pname),
                               layer=w.layer_of(pname), flops=flops_per_element * p.numel(),
                               optimizer_state_bytes=state_bytes if state_bytes else None,
                               # Reads gradient, weights and state; writes weights and state (as training_step.cc).
@@ -706,6 +730,7 @@ class Exporter:
                               measured_time_s={"cpu": seconds})
             self.update_op[pname] = idx
             self.grad_tensor[pname] = gname
+            self.grad_node[pname] = node
         return total
 
     def _colocate(self, params):
@@ -761,28 +786,43 @@ VIEW_TYPES = {"t", "view", "_unsafe_view", "_reshape_alias", "reshape", "permute
               "unsqueeze", "expand", "alias", "as_strided", "contiguous", "clone"}
 
 
-def measure_update(optimizer, p, grad, warmup, repeats):
-    """Median CPU seconds of one single-tensor update of a copy of parameter p."""
+LEARNING_RATE = 1e-3  # of every update op (Adam: betas 0.9, 0.999, eps 1e-8; momentum: 0.9)
+
+
+def make_updater(optimizer, like, lr=LEARNING_RATE):
+    """One parameter's optimizer: returns update(weight, grad), which updates weight in place.
+
+    The state (Adam's moments, the momentum buffer) is created on like's
+    device. This is torch's single-tensor Adam/SGD, as torch.optim runs it
+    with foreach=False. tools/measure_torch.py runs the update ops with it.
+    """
     import torch
     from torch.optim.adam import adam
     from torch.optim.sgd import sgd
+    if optimizer == "adam":
+        m, v, step = torch.zeros_like(like), torch.zeros_like(like), torch.tensor(0.0)
+
+        def update(weight, grad):
+            adam([weight], [grad], [m], [v], [], [step], foreach=False, amsgrad=False, beta1=0.9, beta2=0.999,
+                 lr=lr, weight_decay=0.0, eps=1e-8, maximize=False)
+    else:
+        bufs = [None]  # sgd creates the momentum buffer on the first step
+        momentum = 0.9 if optimizer == "momentum" else 0.0
+
+        def update(weight, grad):
+            sgd([weight], [grad], bufs, foreach=False, weight_decay=0.0, momentum=momentum, lr=lr,
+                dampening=0.0, nesterov=False, maximize=False)
+    return update
+
+
+def measure_update(optimizer, p, grad, warmup, repeats):
+    """Median CPU seconds of one single-tensor update of a copy of parameter p."""
+    import torch
     with torch.no_grad():
         weight = p.detach().clone()
         g = grad.detach().clone()
-        if optimizer == "adam":
-            m, v, step = torch.zeros_like(weight), torch.zeros_like(weight), torch.tensor(0.0)
-
-            def run():
-                adam([weight], [g], [m], [v], [], [step], foreach=False, amsgrad=False, beta1=0.9, beta2=0.999,
-                     lr=1e-3, weight_decay=0.0, eps=1e-8, maximize=False)
-        else:
-            bufs = [None]
-            momentum = 0.9 if optimizer == "momentum" else 0.0
-
-            def run():
-                sgd([weight], [g], bufs, foreach=False, weight_decay=0.0, momentum=momentum, lr=1e-3,
-                    dampening=0.0, nesterov=False, maximize=False)
-        _, seconds = time_call(run, max(warmup, 1 if optimizer == "momentum" else 0), repeats)
+        update = make_updater(optimizer, weight)
+        _, seconds = time_call(lambda: update(weight, g), max(warmup, 1 if optimizer == "momentum" else 0), repeats)
     return seconds
 
 
@@ -816,18 +856,22 @@ def write_output(doc, path):
         raise UsageError(f"--out '{path}': cannot write: {e.strerror}")
 
 
-def run(argv):
-    args = parse_args(argv)
-    warnings.filterwarnings("ignore")
-    import torch
-    if args.list_models:
-        print("\n".join(torchvision_models()))
-        return 0
-    check_writable(args.out)
-    torch.manual_seed(args.seed)
-    if args.threads is not None:
-        torch.set_num_threads(args.threads)
+class TrainingStep:
+    """The traced training step: the model, its inputs and the forward and backward FX graphs."""
 
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+def build_training_step(args):
+    """Seeds torch, builds the model and its inputs, picks the loss and traces the step.
+
+    Everything here depends only on the options the export block records
+    (export_block), so tools/measure_torch.py rebuilds the same step, with the
+    same weights, inputs and labels, from them.
+    """
+    import torch
+    torch.manual_seed(args.seed)
     if args.model_spec:
         model, inputs = load_user_function(args.model_spec)
         label = args.model_spec
@@ -862,11 +906,59 @@ def run(argv):
         raise
     except Exception as e:
         raise RuntimeError(f"aot_module could not trace model '{label}': {first_line(e)}") from e
+    return TrainingStep(model=model, inputs=inputs, user_inputs=user_inputs, loss_kind=loss_kind,
+                        label=label, fw=fw, bw=bw)
 
-    exporter = Exporter(args, model, inputs, loss_kind)
-    totals = exporter.export(user_inputs, fw, bw)
+
+EXPORT_BLOCK_VERSION = 1
+
+
+def export_block(args, step):
+    """The document's "export" block: what rebuilds this traced step (docs/formats.md)."""
+    import torch
+    try:
+        import torchvision
+        torchvision_version = torchvision.__version__
+    except ImportError:
+        torchvision_version = None
+    return {
+        "tool": PROG,
+        "version": EXPORT_BLOCK_VERSION,
+        "model": args.model_name,
+        "model_spec": args.model_spec,
+        "model_spec_dir": os.getcwd() if args.model_spec else None,
+        # torchvision models only (a --model function builds its own input):
+        "batch": None if args.model_spec else args.batch,
+        "image_size": None if args.model_spec else args.image_size,
+        "num_classes": None if args.model_spec else args.num_classes,  # null: the model's default
+        "loss": step.loss_kind,  # as chosen ("auto" resolved)
+        "optimizer": args.optimizer,
+        "learning_rate": LEARNING_RATE,
+        "seed": args.seed,
+        "torch": torch.__version__,
+        "torchvision": torchvision_version,
+    }
+
+
+def run(argv):
+    args = parse_args(argv)
+    warnings.filterwarnings("ignore")
+    import torch
+    if args.list_models:
+        print("\n".join(torchvision_models()))
+        return 0
+    check_writable(args.out)
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
+
+    step = build_training_step(args)
+    label = step.label
+    loss_kind = step.loss_kind
+    exporter = Exporter(args, step.model, step.inputs, loss_kind)
+    totals = exporter.export(step.user_inputs, step.fw, step.bw)
     ops = exporter.writer.ops
-    doc = {"format": "devplace-graph", "version": 1, "name": args.name or label, "ops": ops}
+    doc = {"format": "devplace-graph", "version": 1, "name": args.name or label, "ops": ops,
+           "export": export_block(args, step)}
     write_output(doc, args.out)
 
     phases = {"forward": 0, "backward": 0, "update": 0}

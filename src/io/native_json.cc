@@ -148,7 +148,7 @@ bool is_native_graph_json(const Json& doc) {
 Result<Graph> graph_from_json(const Json& doc, const std::string& source) {
   auto fail = [&](const Error& e) { return e.with_prefix(source); };
   if (Status s = json::require_object(doc, ""); !s.ok()) return fail(s.error());
-  if (Status s = json::check_known_fields(doc, {"format", "version", "name", "ops"}, ""); !s.ok()) return fail(s.error());
+  if (Status s = json::check_known_fields(doc, {"format", "version", "name", "ops", "export"}, ""); !s.ok()) return fail(s.error());
   if (!is_native_graph_json(doc))
     return fail(invalid_input("format: expected \"" + std::string(kFormat) + "\" (a devplace graph)"));
   Result<int64_t> version = json::get_int_or(doc, "version", "", kVersion);
