@@ -14,6 +14,7 @@ packages=(
   clang libclang-rt-14-dev                       # libFuzzer targets for the importers
   libscotch-dev libmetis-dev                     # graph partitioners behind the scotch, mincut and metis placers
   libtorch-dev                                   # LibTorch (CPU) for the rl placer; only src/rl/ includes its headers
+  libopenmpi-dev openmpi-bin                     # distributed RL training (mpirun ... --distributed)
 )
 
 missing=()

@@ -250,6 +250,7 @@ Status run_compare(const ArgList& argv) {
   const std::optional<std::string> suite = args.get("suite");
   if (suite && (args.get("graph") || args.get("cluster")))
     return invalid_input("--suite cannot be combined with --graph or --cluster");
+  if (args.flag("distributed")) return invalid_input("--distributed works with devplace place, not compare");
   if (suite && args.get("measure"))
     return invalid_input("--measure cannot be combined with --suite: the suite's zoo models have no real runs");
   if (suite && *suite != "paper") return invalid_input("--suite: expected 'paper', got '" + *suite + "'");

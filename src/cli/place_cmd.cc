@@ -17,6 +17,7 @@
 #include "common/interrupt.h"
 #include "common/json_reader.h"
 #include "io/placement_file.h"
+#include "rl/mpi_session.h"
 #include "sim/simulator.h"
 
 namespace devplace::cli {
@@ -27,7 +28,7 @@ const CommandSpec kSpec = {
     "devplace place --graph SRC --cluster CL --method NAME [--budget SECONDS] [--evaluations N] [--seed N]\n"
     "       [--grouping paper|colocation] [--training] [--out FILE] [--json]\n"
     "       [--iterations N] [--training-log FILE] [--checkpoint FILE] [--checkpoint-every N] [--resume FILE]\n"
-    "       [--threads N] [--measure COMMAND [--measure-log FILE] ...]",
+    "       [--threads N] [--measure COMMAND [--measure-log FILE] ...] [--distributed [--sync]]",
     "Runs one placement method (devplace methods) on SRC and CL, with the simulator as the evaluator a\n"
     "search method may call within its budget, and prints its placement's step time, whether it runs\n"
     "out of memory, the search time, the ratio to the step-time lower bound (no placement beats it) and\n"
@@ -35,7 +36,8 @@ const CommandSpec kSpec = {
     "A learned method (rl) trains for --iterations policy updates; Ctrl-C stops it early, reports its\n"
     "best placement so far and exits with code 130 (a second Ctrl-C kills it).\n"
     "--measure runs each placement with an external measurer (docs/measurer.md) instead of simulating it;\n"
-    "the lower bound stays the simulator's.",
+    "the lower bound stays the simulator's. --distributed (under mpirun -np N) trains a learned method\n"
+    "with rank 0 as the parameter server and N - 1 controllers; rank 0 alone prints.",
     with_measure_options(with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
                          {"cluster", "CL", "cluster JSON file or preset name", true},
                          {"method", "NAME", "placement method (devplace methods)", true},
@@ -149,9 +151,15 @@ Status run_place(const ArgList& argv) {
   const Problem& problem = loaded.problem;
 
   DEVPLACE_ASSIGN_OR_RETURN(const std::optional<MeasurerOptions> measure, measurer_options(args, *args.get("graph")));
+  // A distributed run starts MPI first: every rank has its own measurer,
+  // and ranks above 0 write their measurer logs to LOG.rankN.
+  if (options.training.distributed != Distribution::kNone && !rl::mpi_start())
+    return invalid_input("--distributed: MPI cannot start (run devplace under mpirun)");
   std::unique_ptr<Measurer> measurer;
   if (measure) {
-    DEVPLACE_ASSIGN_OR_RETURN(measurer, Measurer::start(problem, *measure));
+    MeasurerOptions m = *measure;
+    if (rl::mpi_rank() > 0 && !m.log_path.empty()) m.log_path += ".rank" + std::to_string(rl::mpi_rank());
+    DEVPLACE_ASSIGN_OR_RETURN(measurer, Measurer::start(problem, m));
   }
   Simulator sim(problem);
   Evaluator& evaluator = measurer ? static_cast<Evaluator&>(*measurer) : sim;
@@ -163,6 +171,8 @@ Status run_place(const ArgList& argv) {
     return run_placer(method, problem, evaluator, options);
   };
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun run, run_interruptible());
+  // In a distributed run (--distributed under mpirun) rank 0 alone reports.
+  if (rl::mpi_rank() != 0) return Status::ok_status();
   Simulator baseline_sim(problem);
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun single_gpu,
                             run_placer("single-gpu", problem, measurer ? evaluator : baseline_sim, options));

@@ -48,6 +48,8 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
   options.push_back({"threads", "N", "threads that evaluate a learned method's samples (default 1)"});
   options.push_back({"recipe", "NAME", "a learned method's training: tuned (default: warm start, polish) or paper (as published)"});
   options.push_back({"polish", "N", "evaluations of local search from a learned method's best placement (0: none)"});
+  options.push_back({"distributed", "", "train a learned method over MPI (under mpirun): rank 0 holds the policy, the others sample"});
+  options.push_back({"sync", "", "with --distributed: average one gradient from every controller per update (repeatable)"});
   return options;
 }
 
@@ -99,6 +101,8 @@ Result<PlacerRunOptions> placer_run_options(const Args& args) {
       return invalid_input("--polish: expected a number of evaluations (0 for none), got '" + *text + "'");
     training.polish_evaluations = n;
   }
+  if (args.flag("sync") && !args.flag("distributed")) return invalid_input("--sync needs --distributed");
+  if (args.flag("distributed")) training.distributed = args.flag("sync") ? Distribution::kSync : Distribution::kAsync;
   // The bar is for a person watching: not in logs or pipes.
   training.progress = stderr_is_terminal();
   return options;

@@ -30,6 +30,13 @@ struct Budget {
 // The CLI fills it from --iterations, --training-log, --checkpoint,
 // --checkpoint-every, --resume, --threads, --recipe and --polish, and sets `progress` when stderr is a
 // terminal.
+// How a learned placer's training is spread over MPI ranks (rl/distributed.h).
+enum class Distribution {
+  kNone,   // one process
+  kAsync,  // rank 0 applies each controller's gradient as it comes (the paper's)
+  kSync,   // rank 0 averages one gradient from every controller per update (repeatable)
+};
+
 struct TrainingRunOptions {
   int64_t iterations = 0;          // policy updates; 0: from the budget, else the method's default
   std::string log_path;            // CSV training log, one row per update ("" for none)
@@ -40,6 +47,7 @@ struct TrainingRunOptions {
   int threads = 1;                 // threads that evaluate the K samples of an update
   bool paper_recipe = false;       // train as the 2017 paper did (no warm start, no polish)
   int64_t polish_evaluations = -1; // local search from the best placement at the end; -1: the method's default
+  Distribution distributed = Distribution::kNone;  // --distributed [--sync], under mpirun
 };
 
 // Everything a placer may use. The grouping is built from the problem;

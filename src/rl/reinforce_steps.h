@@ -1,0 +1,65 @@
+// File: reinforce_steps.h
+// The steps of a REINFORCE run, shared by the one-process trainer
+// (reinforce.cc) and the MPI one (distributed.cc): the options a run
+// really uses, the per-update schedules, scoring samples, the advantages
+// and loss, the warm start, and the finish (greedy decode and polish).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "common/status.h"
+#include "group/grouping.h"
+#include "place/placer.h"
+#include "rl/placement_policy.h"
+#include "rl/reinforce.h"
+#include "rl/training_state.h"
+
+namespace devplace::rl {
+
+// The given options with the context's recipe and --polish applied.
+ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptions& given);
+
+// torch's seed for update `it` (and, in a distributed run, controller `worker`):
+// a resumed run draws what the uninterrupted one drew.
+uint64_t update_seed(uint64_t seed_base, int64_t it, int64_t worker = 0);
+double learning_rate_at(const ReinforceOptions& options, int64_t it);
+double noise_at(const ReinforceOptions& options, int64_t it);
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
+
+// Scores the samples (rows of `devices`, one device per unit) with the
+// context's evaluator and keeps the best in `state`. times[s] is the step
+// time, or failed_step_time_s for a placement that does not fit or could
+// not be measured (valid[s] false).
+Status score_samples(const torch::Tensor& devices, const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options,
+                     TrainState& state, std::vector<double>& times, std::vector<bool>& valid);
+
+struct UpdateStats {
+  double mean_valid_time_s = 0;  // NaN when no sample fits
+  int64_t num_valid = 0;
+};
+// The advantage of each sample of update `it`: reward sqrt(t) minus the
+// baseline (moving average in `baseline`, updated here; or leave-one-out),
+// zero for samples that do not fit once valid_only_after has passed.
+std::vector<float> advantages(const std::vector<double>& times, const std::vector<bool>& valid, int64_t it,
+                              const ReinforceOptions& options, double& baseline, UpdateStats& stats);
+// The REINFORCE loss, per decision: sum(advantage * log p) / (K * units).
+torch::Tensor reinforce_loss(const std::vector<float>& advantage, const PolicySample& sample, int num_units);
+
+// Supervised steps that imitate the best placement of the fast placers,
+// with `optimizer` (see reinforce.cc for why the same one as REINFORCE).
+Status warm_start(PlacementPolicy& policy, torch::optim::Optimizer& optimizer, const Grouping& units, const PlaceContext& ctx,
+                  const ReinforceOptions& options, uint64_t seed_base, TrainState& state);
+
+// Lets the greedy decode compete with the best placement so far.
+Status greedy_decode(PlacementPolicy& policy, const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options,
+                     uint64_t seed_base, TrainState& state);
+// The answer: local search from the best placement with `evaluations`
+// evaluations and `seconds` (0: no time limit), or the best itself when
+// evaluations is 0.
+Result<Placement> polish(const Grouping& units, const PlaceContext& ctx, uint64_t seed_base, const TrainState& state,
+                         int64_t evaluations, double seconds);
+
+}  // namespace devplace::rl
