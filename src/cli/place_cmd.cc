@@ -17,7 +17,7 @@
 #include "common/interrupt.h"
 #include "common/json_reader.h"
 #include "io/placement_file.h"
-#include "rl/mpi_session.h"
+#include "place/rl_library.h"
 #include "sim/simulator.h"
 
 namespace devplace::cli {
@@ -153,12 +153,14 @@ Status run_place(const ArgList& argv) {
   DEVPLACE_ASSIGN_OR_RETURN(const std::optional<MeasurerOptions> measure, measurer_options(args, *args.get("graph")));
   // A distributed run starts MPI first: every rank has its own measurer,
   // and ranks above 0 write their measurer logs to LOG.rankN.
-  if (options.training.distributed != Distribution::kNone && !rl::mpi_start())
-    return invalid_input("--distributed: MPI cannot start (run devplace under mpirun)");
+  if (options.training.distributed != Distribution::kNone) {
+    const Status mpi = start_mpi();
+    if (!mpi.ok()) return mpi.error().with_prefix("--distributed");
+  }
   std::unique_ptr<Measurer> measurer;
   if (measure) {
     MeasurerOptions m = *measure;
-    if (rl::mpi_rank() > 0 && !m.log_path.empty()) m.log_path += ".rank" + std::to_string(rl::mpi_rank());
+    if (mpi_rank() > 0 && !m.log_path.empty()) m.log_path += ".rank" + std::to_string(mpi_rank());
     DEVPLACE_ASSIGN_OR_RETURN(measurer, Measurer::start(problem, m));
   }
   Simulator sim(problem);
@@ -172,7 +174,7 @@ Status run_place(const ArgList& argv) {
   };
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun run, run_interruptible());
   // In a distributed run (--distributed under mpirun) rank 0 alone reports.
-  if (rl::mpi_rank() != 0) return Status::ok_status();
+  if (mpi_rank() != 0) return Status::ok_status();
   Simulator baseline_sim(problem);
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun single_gpu,
                             run_placer("single-gpu", problem, measurer ? evaluator : baseline_sim, options));

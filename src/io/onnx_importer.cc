@@ -13,10 +13,10 @@
 
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include "common/file_io.h"
 #include "graph/builder.h"
+#include "io/onnx_shape_inference.h"
 
 namespace devplace {
 
@@ -486,12 +486,7 @@ Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source
       if (detail.size() > 300) detail = detail.substr(0, 297) + "...";
       return invalid_input(source + ": invalid ONNX model: " + detail);
     }
-    try {
-      // Data propagation resolves shapes computed at run time from Shape ops (torch exports them for reshapes).
-      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions(false, 0, true));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "devplace: warning: %s: ONNX shape inference stopped: %s\n", source.c_str(), e.what());
-    }
+    infer_onnx_shapes(model, source);
     return OnnxReader(model, source).read();
   } catch (const std::exception& e) {
     return invalid_input(source + ": cannot read the ONNX model: " + e.what());

@@ -14,11 +14,10 @@
 #include "place/mincut.h"
 #include "place/placer.h"
 #include "place/random.h"
+#include "place/rl_library.h"
 #include "place/round_robin.h"
 #include "place/scotch.h"
 #include "place/single_gpu.h"
-#include "rl/hierarchical_placer.h"
-#include "rl/rl_placer.h"
 
 namespace devplace {
 
@@ -27,6 +26,9 @@ template <typename T>
 std::unique_ptr<Placer> make() {
   return std::make_unique<T>();
 }
+// The learned placers load libdevplace_rl.so (LibTorch) on first use.
+std::unique_ptr<Placer> make_rl() { return make_rl_library_placer("rl"); }
+std::unique_ptr<Placer> make_hierarchical() { return make_rl_library_placer("hierarchical"); }
 }  // namespace
 
 const std::vector<PlacerInfo>& placer_registry() {
@@ -55,10 +57,10 @@ const std::vector<PlacerInfo>& placer_registry() {
        "simulated annealing and hill climbing over group moves, from the best of the above", &make<LocalSearchPlacer>},
       {"rl", PlacerRole::kLearned,
        "the paper's method: a seq2seq policy over the groups trained by REINFORCE on step times",
-       &rl::make_rl_placer},
+       &make_rl},
       {"hierarchical", PlacerRole::kLearned,
        "the ICLR 2018 planner: a learned grouper of the co-location groups and the seq2seq placer, trained jointly",
-       &rl::make_hierarchical_placer},
+       &make_hierarchical},
       {"exhaustive", PlacerRole::kReference, "every placement of a tiny graph (at most 1e6); the true optimum",
        &make<ExhaustivePlacer>},
   };

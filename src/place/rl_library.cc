@@ -1,0 +1,93 @@
+// File: rl_library.cc
+// dlopen of libdevplace_rl.so on first use (see rl_library.h).
+#include "place/rl_library.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+namespace devplace {
+
+namespace {
+
+constexpr const char* kLibraryName = "libdevplace_rl.so";
+
+// The folder of the shared object that holds this code (libdevplace_place.so).
+std::string own_folder() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&own_folder), &info) == 0 || info.dli_fname == nullptr) return "";
+  const std::string path = info.dli_fname;
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+Result<const RlLibraryApi*> load() {
+  const char* env = std::getenv("DEVPLACE_RL_LIBRARY");
+  std::string path = env && *env ? env : own_folder();
+  if (!(env && *env)) path = path.empty() ? kLibraryName : path + "/" + kLibraryName;
+  // RTLD_GLOBAL: Open MPI's components, which it dlopens itself, resolve libmpi's symbols globally.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    return internal_error(path + ": cannot load the rl library (LibTorch and MPI): " + (why ? why : "unknown") +
+                               " (set DEVPLACE_RL_LIBRARY to its path)");
+  }
+  using Entry = const RlLibraryApi* (*)();
+  auto entry = reinterpret_cast<Entry>(dlsym(handle, kRlLibraryApiSymbol));
+  if (entry == nullptr) return internal_error(path + ": not the rl library (no " + kRlLibraryApiSymbol + ")");
+  const RlLibraryApi* api = entry();
+  if (api == nullptr || api->version != kRlLibraryApiVersion)
+    return internal_error(path + ": the rl library is from another build of devplace (API version " +
+                               std::to_string(api ? api->version : -1) + ", expected " +
+                               std::to_string(kRlLibraryApiVersion) + ")");
+  return api;
+}
+
+bool g_mpi_started = false;
+
+class RlLibraryPlacer : public Placer {
+ public:
+  explicit RlLibraryPlacer(std::string_view name) : name_(name) {}
+  std::string_view name() const override { return name_; }
+
+  Result<Placement> place(const PlaceContext& context) override {
+    if (!placer_) {
+      DEVPLACE_ASSIGN_OR_RETURN(const RlLibraryApi* api, rl_library());
+      placer_ = api->make_placer(name_);
+      if (!placer_) return internal_error("the rl library has no placer named '" + name_ + "'");
+    }
+    return placer_->place(context);
+  }
+
+ private:
+  std::string name_;
+  std::unique_ptr<Placer> placer_;
+};
+
+}  // namespace
+
+Result<const RlLibraryApi*> rl_library() {
+  static std::once_flag once;
+  static Result<const RlLibraryApi*> loaded = internal_error("not loaded");
+  std::call_once(once, [] { loaded = load(); });
+  return loaded;
+}
+
+std::unique_ptr<Placer> make_rl_library_placer(std::string_view name) {
+  return std::make_unique<RlLibraryPlacer>(name);
+}
+
+Status start_mpi() {
+  DEVPLACE_ASSIGN_OR_RETURN(const RlLibraryApi* api, rl_library());
+  if (!api->mpi_start()) return invalid_input("MPI cannot start (run devplace under mpirun)");
+  g_mpi_started = true;
+  return Status::ok_status();
+}
+
+int mpi_rank() { return g_mpi_started ? rl_library().value()->mpi_rank() : 0; }
+
+int mpi_size() { return g_mpi_started ? rl_library().value()->mpi_size() : 1; }
+
+}  // namespace devplace

@@ -1,0 +1,25 @@
+// File: library_api.cc
+// The table libdevplace_rl.so exports to place/rl_library.cc, which loads
+// this library only when a learned placer runs or MPI starts.
+#include <memory>
+#include <string_view>
+
+#include "place/rl_library.h"
+#include "rl/hierarchical_placer.h"
+#include "rl/mpi_session.h"
+#include "rl/rl_placer.h"
+
+namespace {
+
+std::unique_ptr<devplace::Placer> make_placer(std::string_view name) {
+  if (name == "rl") return devplace::rl::make_rl_placer();
+  if (name == "hierarchical") return devplace::rl::make_hierarchical_placer();
+  return nullptr;
+}
+
+const devplace::RlLibraryApi kApi = {devplace::kRlLibraryApiVersion, &make_placer, &devplace::rl::mpi_start,
+                                     &devplace::rl::mpi_rank, &devplace::rl::mpi_size};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const devplace::RlLibraryApi* devplace_rl_api() { return &kApi; }
