@@ -20,5 +20,6 @@ Status run_cluster(const ArgList& args);
 Status run_methods(const ArgList& args);
 Status run_zoo(const ArgList& args);
 Status run_convert(const ArgList& args);
+Status run_calibrate(const ArgList& args);
 
 }  // namespace devplace::cli

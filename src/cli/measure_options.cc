@@ -70,4 +70,11 @@ Result<std::optional<MeasurerOptions>> measurer_options(const Args& args, const 
   return std::optional<MeasurerOptions>(std::move(m));
 }
 
+json::Json measurer_json(const Measurer& m) {
+  const MeasurerStats& s = m.stats();
+  return {{"name", m.measurer_name()}, {"measured", s.measured}, {"cache_hits", s.cache_hits}, {"ooms", s.ooms},
+          {"errors", s.errors}, {"timeouts", s.timeouts}, {"exits", s.exits}, {"garbage", s.garbage},
+          {"failed_starts", s.startup_faults}, {"starts", s.starts}};
+}
+
 }  // namespace devplace::cli

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/args.h"
+#include "common/json_reader.h"
 #include "common/status.h"
 #include "measure/measurer.h"
 #include "sim/problem.h"
@@ -23,5 +24,8 @@ std::vector<OptionSpec> with_measure_options(std::vector<OptionSpec> options);
 // source sent to the measurer is `graph_source` made absolute when it names
 // a file. Errors name the flag (exit code 2).
 Result<std::optional<MeasurerOptions>> measurer_options(const Args& args, const std::string& graph_source);
+
+// The measurer's name and counts, as place --json and calibrate --json print them.
+json::Json measurer_json(const Measurer& measurer);
 
 }  // namespace devplace::cli

@@ -63,13 +63,6 @@ std::vector<int> ops_per_device(const Problem& problem, const Placement& placeme
   return n;
 }
 
-json::Json measurer_json(const Measurer& m) {
-  const MeasurerStats& s = m.stats();
-  return {{"name", m.measurer_name()}, {"measured", s.measured}, {"cache_hits", s.cache_hits}, {"ooms", s.ooms},
-          {"errors", s.errors}, {"timeouts", s.timeouts}, {"exits", s.exits}, {"garbage", s.garbage},
-          {"failed_starts", s.startup_faults}, {"starts", s.starts}};
-}
-
 json::Json report_json(const PlaceReport& r) {
   const Cluster& c = r.problem.cluster();
   const std::vector<int> ops = ops_per_device(r.problem, r.run.placement);

@@ -41,6 +41,7 @@ Result<Cluster> Cluster::create(std::string name, std::string description, std::
       return invalid_input(where + ".memory_bytes: expected a positive integer, got " + std::to_string(d.memory_bytes));
     if (!nonnegative_finite(d.launch_overhead_s))
       return invalid_input(where + ".launch_overhead_s: expected a non-negative number, got " + num(d.launch_overhead_s));
+    if (!positive_finite(d.time_scale)) return invalid_input(where + ".time_scale: expected a positive number, got " + num(d.time_scale));
   }
   for (size_t i = 0; i < switches.size(); ++i) {
     const std::string where = "switches[" + std::to_string(i) + "]";

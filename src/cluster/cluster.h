@@ -34,6 +34,8 @@ struct Device {
   double memory_bandwidth_bytes_per_s = 0;  // device memory bandwidth
   int64_t memory_bytes = 0;                 // capacity usable by the step
   double launch_overhead_s = 0;             // fixed cost added to every op
+  double time_scale = 1;                    // calibration: every op time on the device is multiplied by it
+                                            // (whatever the cost model; `devplace calibrate` fits it)
 };
 
 struct Link {

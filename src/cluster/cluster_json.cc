@@ -19,7 +19,8 @@ constexpr int kVersion = 1;
 Result<Device> device_from_json(const Json& j, const std::string& where) {
   DEVPLACE_RETURN_IF_ERROR(json::require_object(j, where));
   DEVPLACE_RETURN_IF_ERROR(json::check_known_fields(
-      j, {"name", "kind", "model", "peak_flops", "memory_bandwidth_bytes_per_s", "memory_bytes", "launch_overhead_s"},
+      j, {"name", "kind", "model", "peak_flops", "memory_bandwidth_bytes_per_s", "memory_bytes", "launch_overhead_s",
+          "time_scale"},
       where));
   Device d;
   DEVPLACE_ASSIGN_OR_RETURN(d.name, json::get_string(j, "name", where));
@@ -32,6 +33,9 @@ Result<Device> device_from_json(const Json& j, const std::string& where) {
   DEVPLACE_ASSIGN_OR_RETURN(d.memory_bandwidth_bytes_per_s, json::get_positive(j, "memory_bandwidth_bytes_per_s", where));
   DEVPLACE_ASSIGN_OR_RETURN(d.memory_bytes, json::get_positive_int(j, "memory_bytes", where));
   DEVPLACE_ASSIGN_OR_RETURN(d.launch_overhead_s, json::get_nonnegative_or(j, "launch_overhead_s", where, 0.0));
+  if (j.contains("time_scale")) {
+    DEVPLACE_ASSIGN_OR_RETURN(d.time_scale, json::get_positive(j, "time_scale", where));
+  }
   return d;
 }
 
@@ -119,6 +123,7 @@ Json cluster_to_json(const Cluster& cluster) {
                     {"memory_bandwidth_bytes_per_s", d.memory_bandwidth_bytes_per_s},
                     {"memory_bytes", d.memory_bytes},
                     {"launch_overhead_s", d.launch_overhead_s}});
+    if (d.time_scale != 1) devs.back()["time_scale"] = d.time_scale;
   }
   doc["devices"] = devs;
   doc["switches"] = cluster.switches();

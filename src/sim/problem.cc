@@ -33,7 +33,7 @@ Result<Problem> Problem::create(const Graph& graph, const Cluster& cluster, cons
     const Op& op = graph.op(id);
     for (DeviceId d = 0; d < num_devices; ++d) {
       const Device& dev = cluster.device(d);
-      if (op.has_kernel(dev.kind)) p.op_time_s_[static_cast<size_t>(id) * num_devices + d] = cost_model.op_time_s(graph, id, dev);
+      if (op.has_kernel(dev.kind)) p.op_time_s_[static_cast<size_t>(id) * num_devices + d] = cost_model.op_time_s(graph, id, dev) * dev.time_scale;
     }
   }
 

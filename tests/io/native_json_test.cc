@@ -1,6 +1,8 @@
 // Native JSON graphs: exact round trips and located errors.
 #include "io/native_json.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "graph/builder.h"
@@ -81,7 +83,7 @@ TEST(NativeJson, RoundTripsATrainingStep) {
 }
 
 TEST(NativeJson, FileRoundTrip) {
-  const std::string path = ::testing::TempDir() + "/native_json_test.json";
+  const std::string path = ::testing::TempDir() + "/native_json_test_" + std::to_string(::getpid()) + ".json";
   ASSERT_TRUE(write_native_json(every_field(), path).ok());
   Result<Graph> back = read_native_json(path);
   ASSERT_TRUE(back.ok()) << back.error().message();

@@ -3,6 +3,8 @@
 // expansion, and one exact message per kind of bad file.
 #include "io/onnx_importer.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "common/file_io.h"
@@ -130,7 +132,7 @@ INSTANTIATE_TEST_SUITE_P(
             "values); export the model with fixed shapes"}));
 
 TEST(OnnxImporter, SyntheticModelWithWeightsImports) {
-  const std::string path = ::testing::TempDir() + "/synthetic.onnx";
+  const std::string path = ::testing::TempDir() + "/synthetic_" + std::to_string(::getpid()) + ".onnx";
   ASSERT_TRUE(write_synthetic_onnx_model(path, 8 << 20).ok());  // 2 Gemm layers of 1024 x 1024 floats
   Graph g = read_onnx_model(path).value();
   EXPECT_EQ(g.total_parameter_bytes(), 2 * 1024 * 1024 * 4);

@@ -3,6 +3,8 @@
 // mutation sweep that must never crash.
 #include "io/pipedream_importer.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -29,7 +31,7 @@ const std::string kDataDir = std::string(DEVPLACE_TESTDATA_DIR) + "/io/testdata/
 const std::vector<std::string> kModels = {"alexnet", "gnmt", "resnet18", "resnet50", "squeezenet1_0", "vgg16"};
 
 std::string temp_dir() {
-  const std::string dir = ::testing::TempDir() + "pipedream_importer_test/";
+  const std::string dir = ::testing::TempDir() + "pipedream_importer_test_" + std::to_string(::getpid()) + "/";
   std::filesystem::create_directories(dir);
   return dir;
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Distributed REINFORCE under mpirun, end to end (src/rl/distributed.cc):
+#   1. --sync twice with the same seed: the same placement (and a result on rank 0 only);
+#   2. async through the fake measurer, every 7th call of every controller a fault: it completes,
+#      each rank's faults are in its own log, the stderr summary counts the updates;
+#   3. a controller killed mid-run: mpirun fails, the checkpoint rank 0 kept resumes.
+# Usage: mpi_test.sh DEVPLACE FAKE_MEASURER
+set -euo pipefail
+devplace=$1
+fake=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mpi=(mpirun --allow-run-as-root --oversubscribe -np 3)
+base=(place --graph zoo:inception_v3 --cluster k80x2 --method rl --polish 0)
+common=("${base[@]}" --distributed)
+fail() { echo "mpi_test: $*" >&2; exit 1; }
+
+# 1. Synchronous: reproducible.
+for run in a b; do
+  "${mpi[@]}" "$devplace" "${common[@]}" --sync --iterations 4 --seed 7 --out "$work/sync_$run.json" --json \
+    >"$work/sync_$run.out" 2>"$work/sync_$run.err" || { cat "$work/sync_$run.err" >&2; fail "sync run $run failed"; }
+done
+cmp -s "$work/sync_a.json" "$work/sync_b.json" || fail "--sync with the same seed gave two placements"
+[ "$(grep -c '"step_time_s"' "$work/sync_a.out")" -ge 1 ] || fail "no JSON result: $(head -c 300 "$work/sync_a.out")"
+# Rank 0 alone prints: one JSON object.
+[ "$(grep -c '"method": "rl"' "$work/sync_a.out")" -eq 1 ] || fail "expected one result object, got: $(cat "$work/sync_a.out")"
+grep -q 'distributed over 2 controllers (sync): 4 updates' "$work/sync_a.err" || fail "no sync summary: $(cat "$work/sync_a.err")"
+
+# 2. Asynchronous through a faulty measurer (hang, crash, garbage in turn, every 7th request of each rank).
+measure="'$fake' --sleep-ms 5 --fault-every 7 --state '$work/state.'\$OMPI_COMM_WORLD_RANK"
+"${mpi[@]}" "$devplace" "${common[@]}" --iterations 12 --seed 3 --json --measure "$measure" --measure-timeout 1 \
+  --measure-log "$work/faults.jsonl" >"$work/async.out" 2>"$work/async.err" || { cat "$work/async.err" >&2; fail "async run failed"; }
+grep -q 'distributed over 2 controllers (async): 12 updates' "$work/async.err" || fail "no async summary: $(cat "$work/async.err")"
+grep -q '"evaluator": "measurer"' "$work/async.out" || fail "not measured: $(head -c 300 "$work/async.out")"
+for rank in 1 2; do
+  log="$work/faults.jsonl.rank$rank"
+  [ -s "$log" ] || fail "controller $rank wrote no measurer log"
+  requests=$(cat "$work/state.$rank")
+  faults=$(grep -c '"event": *"fault"' "$log" || true)
+  [ "$faults" -ge 1 ] || fail "controller $rank: $requests requests, no fault logged"
+  [ "$faults" -eq $((requests / 7)) ] || fail "controller $rank: $requests requests, $faults faults logged (expected $((requests / 7)))"
+done
+
+# 3. A controller dies: mpirun stops the job; rank 0's last checkpoint resumes.
+# Controller 2's measurer command kills its devplace once rank 0 has written a checkpoint.
+kill_rank2="if [ \"\$OMPI_COMM_WORLD_RANK\" = 2 ]; then (i=0; while [ ! -s '$work/rl.ckpt' ] && [ \$i -lt 900 ]; do sleep 0.1; i=\$((i + 1)); done; kill -9 \$PPID) & fi; exec '$fake' --sleep-ms 20"
+set +e
+"${mpi[@]}" "$devplace" "${common[@]}" --iterations 100000 --seed 5 --measure "$kill_rank2" --checkpoint "$work/rl.ckpt" \
+  --checkpoint-every 1 >"$work/killed.out" 2>"$work/killed.err"
+code=$?
+set -e
+[ "$code" -ne 0 ] || fail "the run with a killed controller exited 0"
+[ -s "$work/rl.ckpt" ] || fail "no checkpoint after a controller died: $(tail -5 "$work/killed.err")"
+"$devplace" "${base[@]}" --seed 5 --resume "$work/rl.ckpt" --iterations 200000 --budget 2 --json >"$work/resumed.out" \
+  2>"$work/resumed.err" || { cat "$work/resumed.err" >&2; fail "resume after the dead controller failed"; }
+grep -q '"step_time_s"' "$work/resumed.out" || fail "resume printed no result"
+echo "mpi_test: sync reproducible, async with faults completed, resume after a dead controller works"
