@@ -200,7 +200,7 @@ Result<Evaluation> Measurer::evaluate(const Placement& placement) {
   Json event = {{"event", "measure"}, {"id", id}, {"status", status}, {"step_time_s", e.step_time_s}, {"wall_s", now_s() - t0}};
   if (!a.message.empty()) event["message"] = a.message;
   log_event(event.dump());
-  cache_.emplace(placement.device_of_op, Cached{e, id, status});
+  if (options_.cache) cache_.emplace(placement.device_of_op, Cached{e, id, status});
   return e;
 }
 

@@ -32,6 +32,7 @@ struct MeasurerOptions {
   int max_start_failures = 3;      // failed starts in a row before giving up
   std::string log_path;       // JSON lines, one per event (docs/measurer.md); empty: none
   bool quiet = false;         // no fault lines on stderr
+  bool cache = true;          // answer a placement seen before from the cache (false: measure it again)
 };
 
 struct MeasurerStats {

@@ -72,6 +72,20 @@ TEST(Measurer, AnswersAndCachesByContent) {
   fs::remove(record);
 }
 
+TEST(Measurer, WithoutTheCacheARepeatedPlacementIsMeasuredAgain) {
+  Fixture f;
+  const fs::path record = testing::temp_file("record_nocache");
+  fs::remove(record);
+  MeasurerOptions o = fake("--record '" + record.string() + "'");
+  o.cache = false;
+  auto m = Measurer::start(f.problem, o).value();
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(m->evaluate(all_on(f.problem, 1)).value().step_time_s, 6.1e-3, 1e-12);
+  EXPECT_EQ(m->stats().measured, 3);
+  EXPECT_EQ(m->stats().cache_hits, 0);
+  EXPECT_EQ(lines_of(record).size(), 3u);
+  fs::remove(record);
+}
+
 TEST(Measurer, OomAndErrorAnswersScoreAsInvalid) {
   Fixture f;
   auto m = Measurer::start(f.problem, fake("--max-ops 4")).value();
