@@ -57,6 +57,15 @@ struct PlaceReport {
   const Measurer* measurer;  // null: the simulator scored the placements
 };
 
+// A measurer that reports no memory (every peak 0): the peaks are unknown, not 0.
+bool peaks_known(const PlaceReport& r) {
+  if (!r.measurer) return true;
+  for (int64_t b : r.run.evaluation.peak_memory_bytes) {
+    if (b != 0) return true;
+  }
+  return false;
+}
+
 std::vector<int> ops_per_device(const Problem& problem, const Placement& placement) {
   std::vector<int> n(problem.num_devices(), 0);
   for (DeviceId d : placement.device_of_op) ++n[d];
@@ -94,7 +103,7 @@ json::Json report_json(const PlaceReport& r) {
           {"failed", r.run.evaluation.failed},
           {"evaluator", r.measurer ? "measurer" : "simulator"},
           {"measurer", r.measurer ? measurer_json(*r.measurer) : json::Json(nullptr)},
-          {"peak_memory_bytes", peak},
+          {"peak_memory_bytes", peaks_known(r) ? peak : json::Json(nullptr)},
           {"ops_per_device", per_device}};
 }
 
@@ -123,7 +132,7 @@ void print_report(const PlaceReport& r) {
   for (DeviceId d = 0; d < c.num_devices(); ++d) {
     const bool oom = e.peak_memory_bytes[d] > c.device(d).memory_bytes;
     std::cout << pad_right(c.device(d).name, 10) << pad_left(std::to_string(ops[d]), 7)
-              << pad_left(format_bytes(e.peak_memory_bytes[d]) + (oom ? "!" : ""), 14)
+              << pad_left(peaks_known(r) ? format_bytes(e.peak_memory_bytes[d]) + (oom ? "!" : "") : "n/a", 14)
               << pad_left(format_bytes(c.device(d).memory_bytes), 12) << "\n";
   }
 }
