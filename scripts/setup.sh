@@ -15,6 +15,7 @@ packages=(
   libscotch-dev libmetis-dev                     # graph partitioners behind the scotch, mincut and metis placers
   libtorch-dev                                   # LibTorch (CPU) for the rl placer; only src/rl/ includes its headers
   libopenmpi-dev openmpi-bin                     # distributed RL training (mpirun ... --distributed)
+  chromium                                       # the HTML report's headless-browser test (tests/report)
 )
 
 missing=()

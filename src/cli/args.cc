@@ -2,6 +2,7 @@
 // Command-line parsing (see args.h).
 #include "cli/args.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace devplace::cli {
@@ -76,6 +77,17 @@ std::string help_text(const CommandSpec& spec) {
   }
   s += "  --help                  show this help\n";
   return s;
+}
+
+std::vector<std::string> split_list_option(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace devplace::cli

@@ -47,4 +47,7 @@ class Args {
 
 std::string help_text(const CommandSpec& spec);
 
+// "a,b,,c" -> {"a", "b", "c"}: the items of a comma-separated option value.
+std::vector<std::string> split_list_option(const std::string& text);
+
 }  // namespace devplace::cli

@@ -11,7 +11,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/format.h"
+#include "common/format.h"
 #include "cli/graph_options.h"
 #include "cli/measure_options.h"
 #include "cli/method_comparison.h"
@@ -53,15 +53,6 @@ const CommandSpec kSpec = {
                                               {"out-cluster", "FILE", "write the cluster with the fitted time_scale of each device"},
                                               {"json", "", "print one JSON object"}})),
 };
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 double error_pct(double simulated, double measured) { return 100.0 * (simulated - measured) / measured; }
 
@@ -118,7 +109,7 @@ Status run_calibrate(const ArgList& argv) {
   DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
   const Problem& problem = loaded.problem;
   const Cluster& cluster = problem.cluster();
-  const std::vector<std::string> specs = split_list(args.get_or("placements", kDefaultMethods));
+  const std::vector<std::string> specs = split_list_option(args.get_or("placements", kDefaultMethods));
 
   // The placements: each device alone, then the methods and files, without repeats.
   std::vector<CalibrationPoint> points;

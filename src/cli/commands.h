@@ -21,5 +21,6 @@ Status run_methods(const ArgList& args);
 Status run_zoo(const ArgList& args);
 Status run_convert(const ArgList& args);
 Status run_calibrate(const ArgList& args);
+Status run_report(const ArgList& args);
 
 }  // namespace devplace::cli

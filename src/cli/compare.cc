@@ -12,12 +12,13 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/format.h"
+#include "common/format.h"
 #include "cli/graph_options.h"
 #include "cli/measure_options.h"
 #include "cli/method_comparison.h"
 #include "cli/placer_options.h"
 #include "cli/problem_source.h"
+#include "cli/report_options.h"
 #include "common/json_reader.h"
 
 namespace devplace::cli {
@@ -27,7 +28,9 @@ namespace {
 const CommandSpec kSpec = {
     "devplace compare --graph SRC --cluster CL [--methods A,B,...] [--budget SECONDS] [--evaluations N]\n"
     "       [--seed N] [--grouping paper|colocation] [--training] [--json] [--measure COMMAND ...]\n"
-    "   or: devplace compare --suite paper [--methods A,B,...] [--budget SECONDS] [--iterations N] [--json]",
+    "       [--report FILE]\n"
+    "   or: devplace compare --suite paper [--methods A,B,...] [--budget SECONDS] [--iterations N] [--json]\n"
+    "       [--report FILE]",
     "Runs each method with the same budget and seed and prints its step time (OOM where a device runs\n"
     "out of memory), its search time, its speed-up over the best of the paper's baselines that ran, and\n"
     "its ratio to the step-time lower bound. Methods default to every method but exhaustive and the\n"
@@ -36,14 +39,14 @@ const CommandSpec kSpec = {
     "method; its default methods add the learned ones as the last columns. A method that fails shows\n"
     "'failed' and its error, and the others still run. --measure scores every method's placements with\n"
     "one external measurer (docs/measurer.md), shared so that a placement is measured once.",
-    with_measure_options(with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
+    with_report_option(with_measure_options(with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
                          {"cluster", "CL", "cluster JSON file or preset name"},
                          {"suite", "NAME", "a fixed set of graphs and clusters instead: paper (Table 1)"},
                          {"methods", "A,B,...",
                           "the methods to run (default: all but exhaustive and the learned ones, which --suite paper adds)"},
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-                         {"json", "", "print one JSON object"}})),
+                         {"json", "", "print one JSON object"}}))),
 };
 
 // The rows of the paper's Table 1.
@@ -156,6 +159,12 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
   }
   const Comparison c = compare_methods(loaded.problem, methods, options, measurer.get());
   if (measurer) std::cerr << "devplace: " << measurer->summary() << "\n";
+  DEVPLACE_ASSIGN_OR_RETURN(const std::optional<std::string> report_file, report_path(args));
+  if (report_file) {
+    report::Report rep{"compare: " + problem_title(loaded.problem), {comparison_section(problem_title(loaded.problem), loaded.problem, c)}, {}};
+    DEVPLACE_ASSIGN_OR_RETURN(rep.curves, training_curves(options.training.log_path));
+    DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
+  }
   if (!args.flag("json")) {
     print_comparison(loaded.problem, c);
     return Status::ok_status();
@@ -186,9 +195,20 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   }
   json::Json rows = json::Json::array();
   std::vector<std::string> failures;
+  DEVPLACE_ASSIGN_OR_RETURN(const std::optional<std::string> report_file, report_path(args));
+  // The report needs every row's problem until it is written.
+  std::vector<LoadedProblem> problems;
+  problems.reserve(std::size(kPaperSuite));
+  report::Report rep{"The paper's Table 1, simulated (Mirhoseini et al. 2017)", {}, {}};
   for (const SuiteRow& row : kPaperSuite) {
-    DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
+    DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded_row, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
+    problems.push_back(std::move(loaded_row));
+    const LoadedProblem& loaded = problems.back();
     const Comparison c = compare_methods(loaded.problem, ordered, options);
+    if (report_file) {
+      rep.sections.push_back(comparison_section(std::string(row.model) + " on " + row.cluster + " (" + row.graph + ")",
+                                                loaded.problem, c));
+    }
     const int gpus = num_gpus(*loaded.cluster);
     const double speedup = ratio(c.best_paper_baseline_s, best_other_s(c));
     if (as_json) {
@@ -210,6 +230,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
     }
     std::cout << pad_left(format_ratio(speedup), 10) << pad_left(format_seconds(c.lower_bound.value_s()), 12) << "\n";
   }
+  if (report_file) DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   if (as_json) {
     std::cout << json::Json{{"suite", "paper"}, {"rows", rows}}.dump(2) << "\n";
     return Status::ok_status();

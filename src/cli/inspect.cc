@@ -6,7 +6,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/format.h"
+#include "common/format.h"
 #include "cli/graph_options.h"
 #include "common/json_reader.h"
 #include "io/graph_source.h"

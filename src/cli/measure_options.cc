@@ -40,6 +40,7 @@ std::vector<OptionSpec> with_measure_options(std::vector<OptionSpec> options) {
   options.push_back({"measure-startup-timeout", "SECONDS", "longest wait for the measurer to start (default 300)"});
   options.push_back({"measure-failure-time", "SECONDS", "step time given to a placement that could not be measured (default 100)"});
   options.push_back({"measure-log", "FILE", "write every measurement and fault (JSON lines)"});
+  options.push_back({"measure-recheck", "N", "place: measure the chosen placement N more times, past the cache (default 3; 0: none)"});
   options.push_back({"measure-no-cache", "", "measure a placement again each time it comes (default: once, then from the cache)"});
   return options;
 }
@@ -48,7 +49,7 @@ Result<std::optional<MeasurerOptions>> measurer_options(const Args& args, const 
   const std::optional<std::string> command = args.get("measure");
   if (!command) {
     for (const char* name : {"measure-warmup", "measure-repeats", "measure-timeout", "measure-startup-timeout",
-                             "measure-failure-time", "measure-log", "measure-no-cache"}) {
+                             "measure-failure-time", "measure-log", "measure-no-cache", "measure-recheck"}) {
       if (args.flag(name)) return invalid_input(std::string("--") + name + " needs --measure");
     }
     return std::optional<MeasurerOptions>();
@@ -65,6 +66,7 @@ Result<std::optional<MeasurerOptions>> measurer_options(const Args& args, const 
   DEVPLACE_ASSIGN_OR_RETURN(m.startup_timeout_s, positive_seconds(args, "measure-startup-timeout", m.startup_timeout_s));
   DEVPLACE_ASSIGN_OR_RETURN(m.failure_time_s, positive_seconds(args, "measure-failure-time", m.failure_time_s));
   m.cache = !args.flag("measure-no-cache");
+  DEVPLACE_ASSIGN_OR_RETURN(m.recheck, count(args, "measure-recheck", m.recheck, 0));
   if (const std::optional<std::string> log = args.get("measure-log")) {
     if (log->empty()) return invalid_input("--measure-log: expected a file name, got ''");
     m.log_path = *log;

@@ -4,7 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/format.h"
+#include "common/format.h"
 #include "place/placer.h"
 
 namespace devplace::cli {

@@ -3,17 +3,22 @@
 // step time against the step-time lower bound and the single-GPU baseline.
 // Ctrl-C while a learned method trains stops it early: its best placement so
 // far is reported and main.cc exits with code 130.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
+#include <vector>
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/format.h"
+#include "common/format.h"
 #include "cli/graph_options.h"
 #include "cli/measure_options.h"
 #include "cli/method_comparison.h"
 #include "cli/placer_options.h"
 #include "cli/problem_source.h"
+#include "cli/report_options.h"
 #include "common/interrupt.h"
 #include "common/json_reader.h"
 #include "io/placement_file.h"
@@ -28,7 +33,8 @@ const CommandSpec kSpec = {
     "devplace place --graph SRC --cluster CL --method NAME [--budget SECONDS] [--evaluations N] [--seed N]\n"
     "       [--grouping paper|colocation] [--training] [--out FILE] [--json]\n"
     "       [--iterations N] [--training-log FILE] [--checkpoint FILE] [--checkpoint-every N] [--resume FILE]\n"
-    "       [--threads N] [--measure COMMAND [--measure-log FILE] ...] [--distributed [--sync]]",
+    "       [--threads N] [--measure COMMAND [--measure-log FILE] ...] [--distributed [--sync]]\n"
+    "       [--report FILE]",
     "Runs one placement method (devplace methods) on SRC and CL, with the simulator as the evaluator a\n"
     "search method may call within its budget, and prints its placement's step time, whether it runs\n"
     "out of memory, the search time, the ratio to the step-time lower bound (no placement beats it) and\n"
@@ -38,13 +44,13 @@ const CommandSpec kSpec = {
     "--measure runs each placement with an external measurer (docs/measurer.md) instead of simulating it;\n"
     "the lower bound stays the simulator's. --distributed (under mpirun -np N) trains a learned method\n"
     "with rank 0 as the parameter server and N - 1 controllers; rank 0 alone prints.",
-    with_measure_options(with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
+    with_report_option(with_measure_options(with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
                          {"cluster", "CL", "cluster JSON file or preset name", true},
                          {"method", "NAME", "placement method (devplace methods)", true},
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
                          {"out", "FILE", "write the placement (.csv for CSV, else JSON)"},
-                         {"json", "", "print one JSON object"}})),
+                         {"json", "", "print one JSON object"}}))),
 };
 
 // What `place` reports besides the run itself.
@@ -55,7 +61,24 @@ struct PlaceReport {
   const LowerBound& bound;
   const PlacerRunOptions& options;
   const Measurer* measurer;  // null: the simulator scored the placements
+  double remeasured_s;       // median of fresh measurements of the placement; NaN: none
+  int remeasured_count;
 };
+
+// The median of `count` fresh measurements of the chosen placement (NaN if
+// none succeeded): a search keeps the best of many noisy measurements,
+// which is biased low.
+Result<double> remeasure(Measurer& measurer, const Placement& placement, int count) {
+  std::vector<double> times;
+  for (int i = 0; i < count; ++i) {
+    DEVPLACE_ASSIGN_OR_RETURN(const Evaluation e, measurer.evaluate_fresh(placement));
+    if (!e.failed && !e.oom) times.push_back(e.step_time_s);
+  }
+  if (times.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(times.begin(), times.end());
+  const size_t n = times.size();
+  return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+}
 
 // A measurer that reports no memory (every peak 0): the peaks are unknown, not 0.
 bool peaks_known(const PlaceReport& r) {
@@ -103,6 +126,7 @@ json::Json report_json(const PlaceReport& r) {
           {"failed", r.run.evaluation.failed},
           {"evaluator", r.measurer ? "measurer" : "simulator"},
           {"measurer", r.measurer ? measurer_json(*r.measurer) : json::Json(nullptr)},
+          {"remeasured_step_time_s", number_or_null(r.remeasured_s)},
           {"peak_memory_bytes", peaks_known(r) ? peak : json::Json(nullptr)},
           {"ops_per_device", per_device}};
 }
@@ -117,7 +141,12 @@ void print_report(const PlaceReport& r) {
             << "method       " << r.run.method << "\n"
             << "evaluator    " << (r.measurer ? "measured by " + r.measurer->measurer_name() : std::string("simulator")) << "\n"
             << "step time    " << format_seconds(e.step_time_s)
-            << (e.failed ? " (the failure penalty: the measurer could not measure it)" : "") << "\n"
+            << (e.failed ? " (the failure penalty: the measurer could not measure it)" : "")
+            << (r.measurer ? " (the best measurement the search saw)" : "") << "\n";
+  if (r.measurer && r.remeasured_count > 0)
+    std::cout << "measured     " << (std::isfinite(r.remeasured_s) ? format_seconds(r.remeasured_s) : std::string("failed"))
+              << " again (median of " << r.remeasured_count << " fresh measurements, --measure-recheck)\n";
+  std::cout
             << "OOM          " << (e.oom ? "yes: a device's peak memory exceeds its capacity" : "no") << "\n"
             << "search time  " << format_seconds(r.run.search_time_s) << " (" << r.run.evaluations << " evaluations)\n"
             << "lower bound  " << format_seconds(r.bound.value_s()) << " (" << binding_part(r.bound)
@@ -155,6 +184,7 @@ Status run_place(const ArgList& argv) {
   DEVPLACE_ASSIGN_OR_RETURN(const std::optional<MeasurerOptions> measure, measurer_options(args, *args.get("graph")));
   // A distributed run starts MPI first: every rank has its own measurer,
   // and ranks above 0 write their measurer logs to LOG.rankN.
+  DEVPLACE_ASSIGN_OR_RETURN(const std::optional<std::string> report_file, report_path(args));
   if (options.training.distributed != Distribution::kNone) {
     const Status mpi = start_mpi();
     if (!mpi.ok()) return mpi.error().with_prefix("--distributed");
@@ -181,7 +211,12 @@ Status run_place(const ArgList& argv) {
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun single_gpu,
                             run_placer("single-gpu", problem, measurer ? evaluator : baseline_sim, options));
   const LowerBound bound = compute_lower_bound(problem);
-  const PlaceReport report{problem, run, single_gpu, bound, options, measurer.get()};
+  double remeasured_s = std::numeric_limits<double>::quiet_NaN();
+  const int recheck = measurer ? measure->recheck : 0;
+  if (recheck > 0) {
+    DEVPLACE_ASSIGN_OR_RETURN(remeasured_s, remeasure(*measurer, run.placement, recheck));
+  }
+  const PlaceReport report{problem, run, single_gpu, bound, options, measurer.get(), remeasured_s, recheck};
   if (measurer) std::cerr << "devplace: " << measurer->summary() << "\n";
 
   const std::optional<std::string> out = args.get("out");
@@ -195,6 +230,13 @@ Status run_place(const ArgList& argv) {
   if (out) {
     DEVPLACE_RETURN_IF_ERROR(write_placement_file(*out, problem, run.placement));
     if (!args.flag("json")) std::cout << "\nplacement written to " << *out << "\n";
+  }
+  if (report_file) {
+    report::Report rep;
+    rep.title = method + ": " + problem_title(problem);
+    rep.sections.push_back({problem_title(problem), &problem, {{method, run.placement, "", run.search_time_s}}});
+    DEVPLACE_ASSIGN_OR_RETURN(rep.curves, training_curves(options.training.log_path));
+    DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   }
   if (interrupt_requested()) {
     // main.cc maps the flag to exit code 130.

@@ -4,7 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/format.h"
+#include "common/format.h"
 #include "cli/graph_options.h"
 #include "cli/placement_source.h"
 #include "cli/placer_options.h"

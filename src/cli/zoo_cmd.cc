@@ -4,7 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/format.h"
+#include "common/format.h"
 #include "common/json_reader.h"
 #include "zoo/zoo.h"
 

@@ -145,8 +145,23 @@ Result<Evaluation> Measurer::evaluate(const Placement& placement) {
                    {"same_as", it->second.id}}.dump());
     return it->second.evaluation;
   }
+  int64_t id = 0;
+  const char* status = nullptr;
+  DEVPLACE_ASSIGN_OR_RETURN(Evaluation e, measure_now(placement, id, status));
+  if (options_.cache && status != nullptr) cache_.emplace(placement.device_of_op, Cached{e, id, status});
+  return e;
+}
+
+Result<Evaluation> Measurer::evaluate_fresh(const Placement& placement) {
+  DEVPLACE_RETURN_IF_ERROR(check_placement(*problem_, placement));
+  int64_t id = 0;
+  const char* status = nullptr;
+  return measure_now(placement, id, status);
+}
+
+Result<Evaluation> Measurer::measure_now(const Placement& placement, int64_t& id, const char*& status) {
   DEVPLACE_RETURN_IF_ERROR(ensure_running());
-  const int64_t id = next_id_++;
+  id = next_id_++;
   const double t0 = now_s();
   ++num_evaluations_;
   if (!child_.write_line(measure_protocol::measure(id, placement)).ok()) {
@@ -196,11 +211,10 @@ Result<Evaluation> Measurer::evaluate(const Placement& placement) {
       e.step_time_s = options_.failure_time_s;
       break;
   }
-  const char* status = measure_protocol::kind_name(a.kind);
+  status = measure_protocol::kind_name(a.kind);
   Json event = {{"event", "measure"}, {"id", id}, {"status", status}, {"step_time_s", e.step_time_s}, {"wall_s", now_s() - t0}};
   if (!a.message.empty()) event["message"] = a.message;
   log_event(event.dump());
-  if (options_.cache) cache_.emplace(placement.device_of_op, Cached{e, id, status});
   return e;
 }
 

@@ -32,6 +32,7 @@ struct MeasurerOptions {
   int max_start_failures = 3;      // failed starts in a row before giving up
   std::string log_path;       // JSON lines, one per event (docs/measurer.md); empty: none
   bool quiet = false;         // no fault lines on stderr
+  int recheck = 3;            // fresh measurements of the chosen placement that `place` reports (0: none)
   bool cache = true;          // answer a placement seen before from the cache (false: measure it again)
 };
 
@@ -60,6 +61,10 @@ class Measurer final : public Evaluator {
   // Fails only for a placement that does not fit the problem, or when the
   // measurer cannot be restarted; a fault is a failed Evaluation instead.
   Result<Evaluation> evaluate(const Placement& placement) override;
+  // Measures the placement again, past the cache (which keeps its answer):
+  // the best of many noisy measurements is biased low, so a run reports a
+  // fresh measurement of the placement it chose.
+  Result<Evaluation> evaluate_fresh(const Placement& placement);
 
   const MeasurerStats& stats() const { return stats_; }
   const std::string& measurer_name() const { return measurer_name_; }
@@ -72,6 +77,8 @@ class Measurer final : public Evaluator {
   Status ensure_running();
   // One failed start attempt: the reason, or ok.
   Status try_start();
+  // One measure exchange; `status` is the answer's kind, null after a fault.
+  Result<Evaluation> measure_now(const Placement& placement, int64_t& id, const char*& status);
   // Kills the child after a fault, counts and logs it.
   void fault(int64_t id, const char* kind, const std::string& message);
   Evaluation failed_evaluation() const;

@@ -225,6 +225,24 @@ TEST(MeasureCli, PlaceReportsTheMeasuredStepTime) {
   EXPECT_GT(j["measurer"]["measured"].get<int>(), 1);
   EXPECT_LE(j["step_time_s"].get<double>(), j["single_gpu_step_time_s"].get<double>());
   EXPECT_NE(r.err.find("placements measured"), std::string::npos) << r.err;
+  // The chosen placement measured 3 more times past the cache; the fake measurer is exact.
+  EXPECT_DOUBLE_EQ(j["remeasured_step_time_s"].get<double>(), j["step_time_s"].get<double>());
+}
+
+TEST(MeasureCli, PlaceMeasuresItsChoiceAgain) {
+  const auto record = testing::temp_file("recheck_record");
+  fs::remove(record);
+  const testing::CliRun r = testing::devplace("place --graph zoo:layered --cluster k80x2 --method single-gpu --measure-recheck 4 "
+                                              "--measure \"'" FAKE_MEASURER "' --record '" + record.string() + "'\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("again (median of 4 fresh measurements"), std::string::npos) << r.out;
+  // single-gpu once, then 4 fresh measurements of the same placement.
+  EXPECT_EQ(lines_of(record).size(), 5u);
+  const testing::CliRun none = testing::devplace("place --graph zoo:layered --cluster k80x2 --method single-gpu --json "
+                                                 "--measure-recheck 0 --measure \"'" FAKE_MEASURER "'\"");
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_TRUE(nlohmann::json::parse(none.out)["remeasured_step_time_s"].is_null());
+  fs::remove(record);
 }
 
 TEST(MeasureCli, ARefusingMeasurerIsExitCode2AndOneLine) {

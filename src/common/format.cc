@@ -1,11 +1,11 @@
 // File: format.cc
-// Number formatting for the CLI.
-#include "cli/format.h"
+// Number formatting for tables and reports.
+#include "common/format.h"
 
 #include <cmath>
 #include <cstdio>
 
-namespace devplace::cli {
+namespace devplace {
 
 namespace {
 std::string printf_string(const char* fmt, double v, const char* unit) {
@@ -44,4 +44,4 @@ std::string format_ratio(double r) { return std::isfinite(r) ? printf_string("%.
 std::string pad_right(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
 std::string pad_left(const std::string& s, size_t width) { return s.size() >= width ? s : std::string(width - s.size(), ' ') + s; }
 
-}  // namespace devplace::cli
+}  // namespace devplace

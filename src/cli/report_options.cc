@@ -1,0 +1,53 @@
+// File: report_options.cc
+#include "cli/report_options.h"
+
+#include <filesystem>
+#include <iostream>
+
+namespace devplace::cli {
+
+std::vector<OptionSpec> with_report_option(std::vector<OptionSpec> options) {
+  options.push_back({"report", "FILE", "write an HTML report: tables, timeline, memory, training curve (opens offline)"});
+  return options;
+}
+
+Result<std::optional<std::string>> report_path(const Args& args) {
+  const std::optional<std::string> path = args.get("report");
+  if (path && path->empty()) return invalid_input("--report: expected a file name, got ''");
+  return path;
+}
+
+report::Section comparison_section(std::string title, const Problem& problem, const Comparison& comparison) {
+  report::Section s{std::move(title), &problem, {}};
+  for (const MethodResult& r : comparison.results) {
+    report::Entry e;
+    e.label = r.method;
+    if (r.run) {
+      e.placement = r.run->placement;
+      e.search_time_s = r.run->search_time_s;
+    } else {
+      e.error = r.error.empty() ? "failed" : r.error;
+    }
+    s.entries.push_back(std::move(e));
+  }
+  return s;
+}
+
+std::string problem_title(const Problem& problem) { return problem.graph().name() + " on " + problem.cluster().name(); }
+
+Result<std::vector<report::TrainingCurve>> training_curves(const std::string& log_path) {
+  std::vector<report::TrainingCurve> curves;
+  std::error_code ec;
+  if (log_path.empty() || !std::filesystem::exists(log_path, ec)) return curves;
+  DEVPLACE_ASSIGN_OR_RETURN(report::TrainingCurve curve, report::read_training_log(log_path));
+  curves.push_back(std::move(curve));
+  return curves;
+}
+
+Status write_report(const std::string& path, const report::Report& report) {
+  DEVPLACE_RETURN_IF_ERROR(report::write_html_report(path, report));
+  std::cerr << "devplace: wrote the report " << path << "\n";
+  return Status::ok_status();
+}
+
+}  // namespace devplace::cli
