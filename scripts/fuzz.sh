@@ -21,7 +21,8 @@ for t in $targets; do
   log="build-fuzz/$name.log"
   if "build-fuzz/$t" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
        -artifact_prefix="build-fuzz/crash-$name-" "$work" >"$log" 2>&1; then
-    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    # The last count is the fuzzer's own (children of the ONNX shape-inference guard may print theirs).
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     echo "fuzz $name: $runs inputs in ${seconds}s, no crash"
   else
     echo "fuzz $name: CRASH (see $log and build-fuzz/crash-$name-*)"
