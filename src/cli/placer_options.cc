@@ -48,6 +48,10 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
   options.push_back({"threads", "N", "threads that evaluate a learned method's samples (default 1)"});
   options.push_back({"recipe", "NAME", "a learned method's training: tuned (default: warm start, polish) or paper (as published)"});
   options.push_back({"polish", "N", "evaluations of local search from a learned method's best placement (0: none)"});
+  options.push_back({"warm-start", "FROM", "what a learned method imitates first: search (tuned default: local-search's placement), fast (the best fast placer's) or none"});
+  options.push_back({"learning-rate", "X", "a learned method's Adam learning rate (default: rl 3e-4, hierarchical 1e-3, paper recipe 0.01)"});
+  options.push_back({"policy-hidden", "N", "LSTM units per encoder direction of a learned method; the decoder has 2N (default 64)"});
+  options.push_back({"attention", "KIND", "a learned method's attention: multiplicative (default, Luong) or additive (Bahdanau, the paper's)"});
   options.push_back({"distributed", "", "train a learned method over MPI (under mpirun): rank 0 holds the policy, the others sample"});
   options.push_back({"sync", "", "with --distributed: average one gradient from every controller per update (repeatable)"});
   return options;
@@ -100,6 +104,26 @@ Result<PlacerRunOptions> placer_run_options(const Args& args) {
     if (ec != std::errc() || ptr != text->data() + text->size() || n < 0 || n > kMaxIterations)
       return invalid_input("--polish: expected a number of evaluations (0 for none), got '" + *text + "'");
     training.polish_evaluations = n;
+  }
+  if (auto text = args.get("warm-start")) {
+    if (*text == "search") training.warm_start = WarmStart::kSearch;
+    else if (*text == "fast") training.warm_start = WarmStart::kFast;
+    else if (*text == "none") training.warm_start = WarmStart::kNone;
+    else return invalid_input("--warm-start: expected 'search', 'fast' or 'none', got '" + *text + "'");
+  }
+  if (auto text = args.get("learning-rate")) {
+    double lr = 0;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), lr);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(lr) || lr <= 0 || lr > 10)
+      return invalid_input("--learning-rate: expected a number in (0, 10], got '" + *text + "'");
+    training.learning_rate = lr;
+  }
+  DEVPLACE_ASSIGN_OR_RETURN(const int64_t hidden, positive_int(args, "policy-hidden", 0, kMaxPolicyHidden));
+  training.policy_hidden = static_cast<int>(hidden);
+  if (auto text = args.get("attention")) {
+    if (*text == "additive") training.attention = AttentionKind::kAdditive;
+    else if (*text == "multiplicative") training.attention = AttentionKind::kMultiplicative;
+    else return invalid_input("--attention: expected 'additive' or 'multiplicative', got '" + *text + "'");
   }
   if (args.flag("sync") && !args.flag("distributed")) return invalid_input("--sync needs --distributed");
   if (args.flag("distributed")) training.distributed = args.flag("sync") ? Distribution::kSync : Distribution::kAsync;

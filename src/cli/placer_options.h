@@ -24,12 +24,15 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options);
 // --grouping paper|colocation (default paper). The learned placers' options
 // fill `training`: --iterations N, --checkpoint-every N (default 10) and
 // --threads N (default 1), each > 0; --training-log FILE, --checkpoint FILE,
-// --resume FILE (which must exist); the progress bar is on when stderr is a
+// --resume FILE (which must exist); --warm-start search|fast|none,
+// --learning-rate X, --policy-hidden N, --attention additive|multiplicative;
+// the progress bar is on when stderr is a
 // terminal. An error is one line naming the flag (exit code 2).
 Result<PlacerRunOptions> placer_run_options(const Args& args);
 
 // The largest --iterations / --checkpoint-every and --threads accepted.
 inline constexpr int64_t kMaxIterations = 100'000'000;
 inline constexpr int64_t kMaxThreads = 1024;
+inline constexpr int64_t kMaxPolicyHidden = 4096;
 
 }  // namespace devplace::cli

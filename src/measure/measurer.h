@@ -58,6 +58,7 @@ class Measurer final : public Evaluator {
   ~Measurer() override;  // says bye and stops the measurer
 
   std::string_view name() const override { return "measurer"; }
+  bool measures() const override { return true; }
   // Fails only for a placement that does not fit the problem, or when the
   // measurer cannot be restarted; a fault is a failed Evaluation instead.
   Result<Evaluation> evaluate(const Placement& placement) override;

@@ -28,14 +28,25 @@ struct Budget {
 
 // How the learned placers (rl, hierarchical) train; the others ignore it.
 // The CLI fills it from --iterations, --training-log, --checkpoint,
-// --checkpoint-every, --resume, --threads, --recipe and --polish, and sets `progress` when stderr is a
-// terminal.
+// --checkpoint-every, --resume, --threads, --recipe, --polish, --warm-start, --learning-rate,
+// --policy-hidden and --attention, and sets `progress` when stderr is a terminal.
 // How a learned placer's training is spread over MPI ranks (rl/distributed.h).
 enum class Distribution {
   kNone,   // one process
   kAsync,  // rank 0 applies each controller's gradient as it comes (the paper's)
   kSync,   // rank 0 averages one gradient from every controller per update (repeatable)
 };
+
+// What a learned placer imitates before REINFORCE (--warm-start).
+enum class WarmStart {
+  kDefault,  // the recipe's: search for tuned, none for paper
+  kNone,     // a random policy
+  kFast,     // the best placement of the paper's baselines and the fast algorithms
+  kSearch,   // local-search's placement (it starts from the fast placers' best)
+};
+
+// The learned placers' network (--attention).
+enum class AttentionKind { kDefault, kAdditive, kMultiplicative };
 
 struct TrainingRunOptions {
   int64_t iterations = 0;          // policy updates; 0: from the budget, else the method's default
@@ -47,6 +58,10 @@ struct TrainingRunOptions {
   int threads = 1;                 // threads that evaluate the K samples of an update
   bool paper_recipe = false;       // train as the 2017 paper did (no warm start, no polish)
   int64_t polish_evaluations = -1; // local search from the best placement at the end; -1: the method's default
+  WarmStart warm_start = WarmStart::kDefault;
+  double learning_rate = 0;        // REINFORCE's Adam; 0: the method's default
+  int policy_hidden = 0;           // LSTM units per encoder direction (the decoder has twice); 0: the default
+  AttentionKind attention = AttentionKind::kDefault;
   Distribution distributed = Distribution::kNone;  // --distributed [--sync], under mpirun
 };
 

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "common/interrupt.h"
-#include "common/progress.h"
 #include "place/search.h"
 #include "rl/mpi_session.h"
 #include "rl/reinforce_steps.h"
+#include "rl/training_run.h"
 #include "rl/training_state.h"
 
 namespace devplace::rl {
@@ -179,24 +179,12 @@ Result<Placement> train_distributed(PlacementPolicy& policy, const Grouping& uni
   const double train_seconds = ctx.budget.seconds * (options.polish_evaluations > 0 ? 1.0 - options.polish_time_share : 1.0);
   const SearchClock clock(Budget{train_seconds, 0}, ctx.evaluator, 0);
   torch::optim::Adam optimizer(policy.parameters(), torch::optim::AdamOptions(options.learning_rate));
-  const Fingerprint fp{nu, ctx.problem.num_devices(), k, name_hash(method)};
   TrainState state;
-  if (!training.resume_path.empty()) {
-    DEVPLACE_RETURN_IF_ERROR(load_checkpoint(training.resume_path, policy, optimizer, state, fp, method));
-  }
-  DEVPLACE_ASSIGN_OR_RETURN(TrainingLog log, TrainingLog::open(training.log_path, state.iteration));
-  const auto run_start = std::chrono::steady_clock::now();
-  auto wall_s = [&] {
-    return state.elapsed_s + std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-  };
-  auto checkpoint = [&](const std::string& path) -> Status {
-    TrainState saved = state;
-    saved.elapsed_s = wall_s();
-    return save_checkpoint(path, policy, optimizer, saved, fp);
-  };
+  TrainingRun run(policy, optimizer, state, Fingerprint{nu, ctx.problem.num_devices(), k, name_hash(method)}, training, method,
+                  std::string(method) + " x" + std::to_string(controllers));
+  DEVPLACE_RETURN_IF_ERROR(run.open());
   DEVPLACE_RETURN_IF_ERROR(warm_start(policy, optimizer, units, ctx, options, seed_base, state));
 
-  ProgressBar bar(std::string(method) + " x" + std::to_string(controllers), training.progress);
   InterruptScope interrupt_scope;
   bool interrupted = false;
   auto more_updates = [&] {
@@ -241,16 +229,9 @@ Result<Placement> train_distributed(PlacementPolicy& policy, const Grouping& uni
     state.baseline = state.iteration == 0 ? report.mean_reward
                                           : options.baseline_decay * state.baseline + (1 - options.baseline_decay) * report.mean_reward;
     ++state.iteration;
-    const double best_s = state.best_cost < 100.0 ? state.best_cost : std::numeric_limits<double>::infinity();
-    log.row(state.iteration, wall_s(), samples, report.mean_valid_time_s, best_s, state.baseline * state.baseline, report.entropy,
-            valid_fraction, lr);
     const double done = iterations == std::numeric_limits<int64_t>::max() ? clock.progress()
                                                                           : static_cast<double>(state.iteration) / static_cast<double>(iterations);
-    bar.update(state.iteration, std::min(1.0, done), "best " + format_ms(best_s) + ", mean " + format_ms(report.mean_valid_time_s));
-    if (!training.checkpoint_path.empty() && training.checkpoint_every > 0 && state.iteration % training.checkpoint_every == 0) {
-      DEVPLACE_RETURN_IF_ERROR(checkpoint(training.checkpoint_path));
-    }
-    return Status::ok_status();
+    return run.record(samples, report.mean_valid_time_s, report.entropy, valid_fraction, lr, std::min(1.0, done));
   };
 
   Status failed;
@@ -296,8 +277,8 @@ Result<Placement> train_distributed(PlacementPolicy& policy, const Grouping& uni
       }
     }
   }
-  bar.finish();
-  const double seconds = wall_s() - state.elapsed_s;
+  run.finish_bar();
+  const double seconds = run.wall_s() - state.elapsed_s;
   std::fprintf(stderr, "%.*s: distributed over %d controllers (%s): %lld updates, %lld placements sampled in %.1f s (%.0f per minute)\n",
                static_cast<int>(method.size()), method.data(), controllers, sync ? "sync" : "async",
                static_cast<long long>(state.iteration - first_iteration), static_cast<long long>(samples), seconds,
@@ -309,15 +290,12 @@ Result<Placement> train_distributed(PlacementPolicy& policy, const Grouping& uni
   } else if (state.best.empty()) {
     result = internal_error("distributed training ended without a placement");
   } else if (interrupted) {
-    const std::string path = training.checkpoint_path.empty() ? std::string(method) + "-interrupted.ckpt" : training.checkpoint_path;
-    const Status saved = checkpoint(path);
-    std::fprintf(stderr, "%.*s: interrupted after %lld updates; checkpoint in %s (continue with --resume %s)\n",
-                 static_cast<int>(method.size()), method.data(), static_cast<long long>(state.iteration), path.c_str(), path.c_str());
+    const Status saved = run.save_interrupted();
     result = saved.ok() ? Result<Placement>(units.to_placement(state.best)) : Result<Placement>(saved.error());
   } else {
     Status s = greedy_decode(policy, units, ctx, options, seed_base, state);
-    if (s.ok() && !training.checkpoint_path.empty()) s = checkpoint(training.checkpoint_path);
-    const double left_s = ctx.budget.seconds > 0 ? std::max(1e-3, ctx.budget.seconds - wall_s() + state.elapsed_s) : 0.0;
+    if (s.ok() && !training.checkpoint_path.empty()) s = run.checkpoint(training.checkpoint_path);
+    const double left_s = ctx.budget.seconds > 0 ? std::max(1e-3, ctx.budget.seconds - run.wall_s() + state.elapsed_s) : 0.0;
     result = s.ok() ? polish(units, ctx, seed_base, state, std::max<int64_t>(0, options.polish_evaluations), left_s) : Result<Placement>(s.error());
   }
   // Every rank returns the answer (an empty one when rank 0 failed: they print nothing).

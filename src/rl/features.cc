@@ -10,7 +10,7 @@
 
 namespace devplace::rl {
 
-int feature_dim(int num_devices) { return kTypeBuckets + 6 + num_devices; }
+int feature_dim(int num_devices) { return kDeviceFeatures + num_devices; }
 
 namespace {
 // FNV-1a: a hash that does not change between library versions or runs.
@@ -41,7 +41,31 @@ GroupFeatures group_features(const Problem& problem, const Grouping& grouping) {
     out_bytes[grp] = std::log1p(static_cast<double>(grouping.output_bytes(grp)));
     resident[grp] = std::log1p(static_cast<double>(grouping.resident_bytes(grp)));
     work[grp] = std::log1p(std::isfinite(fastest) ? fastest * 1e6 : 0.0);
-    for (DeviceId d = 0; d < nd; ++d) row[kTypeBuckets + 6 + d] = grouping.allows(grp, d) ? 1.0f : 0.0f;
+    for (DeviceId d = 0; d < nd; ++d) row[kDeviceFeatures + d] = grouping.allows(grp, d) ? 1.0f : 0.0f;
+    // The largest output's shape, the first of equals.
+    const Tensor* largest = nullptr;
+    for (OpId op : ops) {
+      for (TensorId t : g.op(op).outputs) {
+        if (largest == nullptr || g.tensor(t).bytes > largest->bytes) largest = &g.tensor(t);
+      }
+    }
+    if (largest != nullptr) {
+      const std::vector<int64_t>& shape = largest->shape;
+      const size_t n = std::min<size_t>(shape.size(), kShapeDims);
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t dim = shape[shape.size() - n + i];
+        row[kShapeFeatures + kShapeDims - n + i] = static_cast<float>(std::log1p(static_cast<double>(std::max<int64_t>(0, dim))));
+      }
+    }
+  }
+  float top_dim = 0;
+  for (int32_t grp = 0; grp < ng; ++grp) {
+    for (int i = 0; i < kShapeDims; ++i) top_dim = std::max(top_dim, f.values[static_cast<size_t>(grp) * f.dim + kShapeFeatures + i]);
+  }
+  if (top_dim > 0) {
+    for (int32_t grp = 0; grp < ng; ++grp) {
+      for (int i = 0; i < kShapeDims; ++i) f.values[static_cast<size_t>(grp) * f.dim + kShapeFeatures + i] /= top_dim;
+    }
   }
   for (const Tensor& t : g.tensors()) {
     const int32_t from = grouping.group_of(t.producer);
@@ -65,13 +89,13 @@ GroupFeatures group_features(const Problem& problem, const Grouping& grouping) {
     const double top = column.empty() ? 0.0 : *std::max_element(column.begin(), column.end());
     for (int32_t grp = 0; grp < ng; ++grp) f.values[static_cast<size_t>(grp) * f.dim + k] = top > 0 ? static_cast<float>(column[grp] / top) : 0.0f;
   };
-  put(out_bytes, kTypeBuckets + 0);
-  put(resident, kTypeBuckets + 1);
-  put(work, kTypeBuckets + 2);
-  put(n_reads, kTypeBuckets + 3);
-  put(n_writes, kTypeBuckets + 4);
+  put(out_bytes, kSizeFeatures + 0);
+  put(resident, kSizeFeatures + 1);
+  put(work, kSizeFeatures + 2);
+  put(n_reads, kSizeFeatures + 3);
+  put(n_writes, kSizeFeatures + 4);
   for (int32_t grp = 0; grp < ng; ++grp)
-    f.values[static_cast<size_t>(grp) * f.dim + kTypeBuckets + 5] = ng > 1 ? static_cast<float>(grp) / static_cast<float>(ng - 1) : 0.0f;
+    f.values[static_cast<size_t>(grp) * f.dim + kSizeFeatures + 5] = ng > 1 ? static_cast<float>(grp) / static_cast<float>(ng - 1) : 0.0f;
   return f;
 }
 

@@ -12,6 +12,9 @@
 //   value over the graph;
 // - adjacency: the number of groups it reads from and writes to, each
 //   divided by the largest; its position in topological order, 0..1;
+// - output shape: the dimensions of its largest output tensor, the last
+//   kShapeDims right-aligned and zero-padded (a scalar is all zeros), each
+//   log(1 + dim) divided by the largest over the graph;
 // - devices: one flag per device it may use.
 // Every feature lies in [0, 1], so graphs of different scales train alike.
 #pragma once
@@ -24,6 +27,11 @@
 namespace devplace::rl {
 
 inline constexpr int kTypeBuckets = 16;
+inline constexpr int kShapeDims = 4;
+// Where each part of a row starts.
+inline constexpr int kSizeFeatures = kTypeBuckets;               // 6 sizes, adjacency and position
+inline constexpr int kShapeFeatures = kSizeFeatures + 6;
+inline constexpr int kDeviceFeatures = kShapeFeatures + kShapeDims;
 
 struct GroupFeatures {
   int num_groups = 0;
@@ -32,7 +40,7 @@ struct GroupFeatures {
   float at(int group, int k) const { return values[static_cast<size_t>(group) * dim + k]; }
 };
 
-// kTypeBuckets + 6 + number of devices.
+// kTypeBuckets + 6 + kShapeDims + number of devices.
 int feature_dim(int num_devices);
 
 GroupFeatures group_features(const Problem& problem, const Grouping& grouping);

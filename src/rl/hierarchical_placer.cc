@@ -15,16 +15,23 @@ class HierarchicalPlacer : public Placer {
   std::string_view name() const override { return "hierarchical"; }
 
   Result<Placement> place(const PlaceContext& ctx) override {
+    const Rng search_rng = ctx.rng;  // as local-search would draw: the warm start repeats it
     const Grouping units = Grouping::create(ctx.problem, GroupingOptions{GroupingKind::kColocation});
     // The initial parameters come from the seed.
     torch::manual_seed(ctx.rng.next_u64() & 0x7fffffffffffffffULL);
-    HierarchicalPolicy policy(ctx.problem, units, HierarchicalOptions{});
+    HierarchicalOptions hierarchical;
+    hierarchical.placer = policy_options(ctx.training);
+    HierarchicalPolicy policy(ctx.problem, units, hierarchical);
     const PlaceContext unit_ctx{ctx.problem, units, ctx.evaluator, ctx.budget, ctx.rng, ctx.training};
     // The grouper starts uniform over N groups, so it imitates and learns
     // at a larger rate than the rl placer's seq2seq needs.
     ReinforceOptions options;
     options.warm_start_learning_rate = 0.01;
     options.learning_rate = 1e-3;
+    // Its warm start searches the context's (paper) grouping, as the
+    // local-search column does, and imitates that placement unit by unit.
+    options.warm_start_grouping = &ctx.grouping;
+    options.warm_start_rng = &search_rng;
     return train_reinforce(policy, units, unit_ctx, options, "hierarchical");
   }
 };

@@ -10,6 +10,14 @@
 
 namespace devplace::rl {
 
+PolicyOptions policy_options(const TrainingRunOptions& training) {
+  PolicyOptions options;
+  if (training.policy_hidden > 0) options.hidden = training.policy_hidden;
+  if (training.attention != AttentionKind::kDefault)
+    options.attention_kind = training.attention == AttentionKind::kAdditive ? Attention::kAdditive : Attention::kMultiplicative;
+  return options;
+}
+
 Seq2SeqNetImpl::Seq2SeqNetImpl(int feature_dim, int num_devices, const PolicyOptions& options)
     : options_(options), num_devices_(num_devices) {
   const int h = options.hidden;

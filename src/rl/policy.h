@@ -29,6 +29,7 @@
 
 #include <torch/torch.h>
 
+#include "place/placer.h"
 #include "rl/placement_policy.h"
 
 namespace devplace::rl {
@@ -49,6 +50,9 @@ struct PolicyOptions {
   double temperature = 2.0;
   double logit_clip = 5.0;    // C in C x tanh(logits / temperature)
 };
+
+// The defaults with --policy-hidden and --attention applied.
+PolicyOptions policy_options(const TrainingRunOptions& training);
 
 class Seq2SeqNetImpl : public torch::nn::Module {
  public:

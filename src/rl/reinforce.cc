@@ -3,23 +3,21 @@
 #include "rl/reinforce.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
+#include <optional>
 
 #include "common/check.h"
 #include "common/file_io.h"
 #include "common/interrupt.h"
-#include "common/progress.h"
 #include "place/local_search.h"
 #include "place/search.h"
 #include "rl/distributed.h"
 #include "rl/reinforce_steps.h"
+#include "rl/training_run.h"
 #include "rl/training_state.h"
+#include "sim/simulator.h"
 
 namespace devplace::rl {
 
@@ -33,7 +31,7 @@ ReinforceOptions paper_recipe(ReinforceOptions o) {
   o.learning_rate = 0.01;
   o.batch_baseline = false;
   o.initial_noise = 0.5;
-  o.warm_start_steps = 0;
+  o.warm_start = WarmStart::kNone;
   o.polish_evaluations = 0;
   return o;
 }
@@ -41,6 +39,9 @@ ReinforceOptions paper_recipe(ReinforceOptions o) {
 ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptions& given) {
   ReinforceOptions options = ctx.training.paper_recipe ? paper_recipe(given) : given;
   if (ctx.training.polish_evaluations >= 0) options.polish_evaluations = ctx.training.polish_evaluations;
+  if (ctx.training.warm_start != WarmStart::kDefault) options.warm_start = ctx.training.warm_start;
+  if (options.warm_start == WarmStart::kDefault) options.warm_start = WarmStart::kSearch;
+  if (ctx.training.learning_rate > 0) options.learning_rate = ctx.training.learning_rate;
   return options;
 }
 
@@ -138,14 +139,41 @@ torch::Tensor reinforce_loss(const std::vector<float>& advantage, const PolicySa
   return (torch::tensor(advantage) * sample.log_prob).sum() / static_cast<double>(k * std::max(1, num_units));
 }
 
+namespace {
+
+// The placement the warm start imitates, per unit.
+Result<ScoredDevices> warm_start_target(const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options, Rng& rng) {
+  if (options.warm_start == WarmStart::kFast) return best_fast_placement(PlaceContext{ctx.problem, units, ctx.evaluator, Budget{}, rng});
+  // local-search's own evaluations, capped by a quarter of an evaluation
+  // budget and a share of a time budget.
+  Budget budget{ctx.budget.seconds * options.warm_start_time_share, options.warm_start_search_evaluations};
+  if (ctx.training.iterations <= 0 && ctx.budget.evaluations > 0)
+    budget.evaluations = std::max<int64_t>(1, std::min(budget.evaluations, ctx.budget.evaluations / 4));
+  const Grouping& grouping = options.warm_start_grouping != nullptr ? *options.warm_start_grouping : units;
+  // Thousands of measured runs would cost more than the training: with a
+  // measurer the search runs on the simulator, and only its answer is
+  // measured.
+  std::optional<Simulator> simulator;
+  if (ctx.evaluator.measures()) simulator.emplace(ctx.problem);
+  Evaluator& search_evaluator = simulator ? static_cast<Evaluator&>(*simulator) : ctx.evaluator;
+  Rng search_rng = options.warm_start_rng != nullptr ? *options.warm_start_rng : Rng(rng.next_u64());
+  DEVPLACE_ASSIGN_OR_RETURN(Placement placement,
+                            LocalSearchPlacer().place(PlaceContext{ctx.problem, grouping, search_evaluator, budget, search_rng}));
+  ScoredDevices target{units.device_of_groups(placement), 0.0};
+  DEVPLACE_ASSIGN_OR_RETURN(Evaluation e, ctx.evaluator.evaluate(units.to_placement(target.devices)));
+  target.cost = search_cost_s(ctx.problem, e);
+  return target;
+}
+
+}  // namespace
+
 Status warm_start(PlacementPolicy& policy, torch::optim::Optimizer& optimizer, const Grouping& units, const PlaceContext& ctx,
                   const ReinforceOptions& options, uint64_t seed_base, TrainState& state) {
-  if (options.warm_start_steps <= 0 || state.iteration != 0) return Status::ok_status();
+  if (options.warm_start == WarmStart::kNone || options.warm_start_steps <= 0 || state.iteration != 0) return Status::ok_status();
   // Randomness from the seed alone, not ctx.rng, so that a resumed run
   // (which skips this) draws the same later.
   Rng warm_rng(seed_base ^ 0x5741524d53544152ULL);
-  const PlaceContext units_ctx{ctx.problem, units, ctx.evaluator, Budget{}, warm_rng};
-  DEVPLACE_ASSIGN_OR_RETURN(ScoredDevices target, best_fast_placement(units_ctx));
+  DEVPLACE_ASSIGN_OR_RETURN(ScoredDevices target, warm_start_target(units, ctx, options, warm_rng));
   if (target.cost < state.best_cost) {
     state.best_cost = target.cost;
     state.best = target.devices;
@@ -230,30 +258,17 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
   };
 
   torch::optim::Adam optimizer(policy.parameters(), torch::optim::AdamOptions(options.learning_rate));
-  const Fingerprint fp{nu, ctx.problem.num_devices(), k, name_hash(method)};
   TrainState state;
-  if (!training.resume_path.empty()) {
-    DEVPLACE_RETURN_IF_ERROR(load_checkpoint(training.resume_path, policy, optimizer, state, fp, method));
-  }
-  DEVPLACE_ASSIGN_OR_RETURN(TrainingLog log, TrainingLog::open(training.log_path, state.iteration));
-  const auto run_start = std::chrono::steady_clock::now();
-  auto wall_s = [&] {
-    return state.elapsed_s + std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-  };
-  auto checkpoint = [&](const std::string& path) -> Status {
-    TrainState saved = state;
-    saved.elapsed_s = wall_s();
-    return save_checkpoint(path, policy, optimizer, saved, fp);
-  };
-
+  TrainingRun run(policy, optimizer, state, Fingerprint{nu, ctx.problem.num_devices(), k, name_hash(method)}, training, method,
+                  std::string(method));
+  DEVPLACE_RETURN_IF_ERROR(run.open());
   DEVPLACE_RETURN_IF_ERROR(warm_start(policy, optimizer, units, ctx, options, seed_base, state));
 
-  ProgressBar bar(std::string(method), training.progress);
   InterruptScope interrupt_scope;
   bool interrupted = false;
   std::vector<double> times;
   std::vector<bool> valid;
-  for (; more_updates(state.iteration); ++state.iteration) {
+  while (more_updates(state.iteration)) {
     const int64_t it = state.iteration;
     if (interrupt_requested()) {
       interrupted = true;
@@ -273,28 +288,21 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
     loss.backward();
     torch::nn::utils::clip_grad_norm_(policy.parameters(), options.grad_clip);
     optimizer.step();
-
-    const double best_s = state.best_cost < 100.0 ? state.best_cost : std::numeric_limits<double>::infinity();
+    ++state.iteration;  // before the record, so that a checkpoint counts this update
     const double entropy = sample.entropy.mean().item<double>() / std::max(1, nu);
-    log.row(it + 1, wall_s(), (it + 1) * k, stats.mean_valid_time_s, best_s, state.baseline * state.baseline, entropy,
-            static_cast<double>(stats.num_valid) / static_cast<double>(k), lr);
-    bar.update(it + 1, fraction_done(it + 1), "best " + format_ms(best_s) + ", mean " + format_ms(stats.mean_valid_time_s));
-    if (!training.checkpoint_path.empty() && training.checkpoint_every > 0 && (it + 1) % training.checkpoint_every == 0) {
-      DEVPLACE_RETURN_IF_ERROR(checkpoint(training.checkpoint_path));
-    }
+    DEVPLACE_RETURN_IF_ERROR(run.record(state.iteration * k, stats.mean_valid_time_s, entropy,
+                                        static_cast<double>(stats.num_valid) / static_cast<double>(k), lr,
+                                        fraction_done(state.iteration)));
   }
-  bar.finish();
+  run.finish_bar();
 
   if (interrupted) {
-    const std::string path = training.checkpoint_path.empty() ? std::string(method) + "-interrupted.ckpt" : training.checkpoint_path;
-    DEVPLACE_RETURN_IF_ERROR(checkpoint(path));
-    std::fprintf(stderr, "%.*s: interrupted after %lld updates; checkpoint in %s (continue with --resume %s)\n",
-                 static_cast<int>(method.size()), method.data(), static_cast<long long>(state.iteration), path.c_str(), path.c_str());
+    DEVPLACE_RETURN_IF_ERROR(run.save_interrupted());
     return units.to_placement(state.best);
   }
   DEVPLACE_RETURN_IF_ERROR(greedy_decode(policy, units, ctx, options, seed_base, state));
-  if (!training.checkpoint_path.empty()) DEVPLACE_RETURN_IF_ERROR(checkpoint(training.checkpoint_path));
-  const double left_s = ctx.budget.seconds > 0 ? std::max(1e-3, ctx.budget.seconds - wall_s() + state.elapsed_s) : 0.0;
+  if (!training.checkpoint_path.empty()) DEVPLACE_RETURN_IF_ERROR(run.checkpoint(training.checkpoint_path));
+  const double left_s = ctx.budget.seconds > 0 ? std::max(1e-3, ctx.budget.seconds - run.wall_s() + state.elapsed_s) : 0.0;
   const int64_t polish_evaluations =
       options.polish_evaluations <= 0 ? 0 : eval_budget > 0 ? std::max<int64_t>(1, eval_budget - used()) : options.polish_evaluations;
   return polish(units, ctx, seed_base, state, polish_evaluations, left_s);

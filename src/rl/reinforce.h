@@ -53,14 +53,28 @@ struct ReinforceOptions {
   int64_t noise_updates = 50;       // the logit noise falls to 0 over these updates
   double grad_clip = 1.0;
   int64_t valid_only_after = 50;    // < 0: never
+  WarmStart warm_start = WarmStart::kSearch;  // what the warm start imitates (kDefault is kSearch here)
+  // kSearch: local-search on this grouping (the context's when null; the
+  // hierarchical planner passes the paper grouping its units refine), with
+  // at most these evaluations and this share of a time budget.
+  const Grouping* warm_start_grouping = nullptr;
+  // The search's draws: the placer's rng as it came (so that the warm start
+  // starts from exactly what --method local-search returns for the same
+  // seed and budget); one drawn from the seed when null.
+  const Rng* warm_start_rng = nullptr;
+  int64_t warm_start_search_evaluations = 5000;
+  double warm_start_time_share = 0.15;
   int64_t warm_start_steps = 300;   // most imitation steps; 0: off
-  double warm_start_learning_rate = 3e-4;
+  // 3e-4 left the imitation short of its target after 300 steps (RNNLM on
+  // k80x4: a mean sample of 0.81 s against the target's 0.44 s; 3e-3:
+  // 0.48 s, see docs/rl.md).
+  double warm_start_learning_rate = 3e-3;
   double warm_start_confidence = 0.99;  // imitation stops once the target's mean probability per decision reaches it
   int64_t polish_evaluations = 5000;    // 0: off; as many as local-search makes
   double polish_time_share = 0.1;   // of a time budget, kept for the polish
 };
 
-// The 2017 paper's recipe: no warm start and no polish, the moving-average
+// The 2017 paper's recipe: no warm start (WarmStart::kNone) and no polish, the moving-average
 // baseline, logit noise 0.5 falling over the first 50 updates, and a larger
 // learning rate for a policy that starts from scratch.
 ReinforceOptions paper_recipe(ReinforceOptions options);

@@ -16,6 +16,7 @@ class RlPlacer : public Placer {
   std::string_view name() const override { return "rl"; }
 
   Result<Placement> place(const PlaceContext& ctx) override {
+    const Rng search_rng = ctx.rng;  // as local-search would draw: the warm start repeats it
     const Grouping& grouping = ctx.grouping;
     const int ng = grouping.num_groups();
     const int nd = ctx.problem.num_devices();
@@ -28,8 +29,10 @@ class RlPlacer : public Placer {
     }
     // The initial parameters come from the seed.
     torch::manual_seed(ctx.rng.next_u64() & 0x7fffffffffffffffULL);
-    Seq2SeqPolicy policy(features, allowed, nd, PolicyOptions{});
-    return train_reinforce(policy, grouping, ctx, ReinforceOptions{}, "rl");
+    Seq2SeqPolicy policy(features, allowed, nd, policy_options(ctx.training));
+    ReinforceOptions options;
+    options.warm_start_rng = &search_rng;
+    return train_reinforce(policy, grouping, ctx, options, "rl");
   }
 };
 

@@ -25,6 +25,16 @@ int64_t name_hash(std::string_view name) {
   return static_cast<int64_t>(h >> 1);
 }
 
+int64_t network_hash(const torch::nn::Module& network) {
+  std::string text;
+  for (const auto& item : network.named_parameters()) {
+    text += item.key();
+    for (int64_t n : item.value().sizes()) text += ":" + std::to_string(n);
+    text += ";";
+  }
+  return name_hash(text);
+}
+
 Status save_checkpoint(const std::string& path, PlacementPolicy& policy, torch::optim::Optimizer& optimizer,
                        const TrainState& state, const Fingerprint& fp) {
   try {
@@ -34,6 +44,7 @@ Status save_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
     archive.write("devices", scalar(fp.devices));
     archive.write("samples", scalar(fp.samples));
     archive.write("method", scalar(fp.method));
+    archive.write("network", scalar(fp.network));
     archive.write("iteration", scalar(state.iteration));
     archive.write("baseline", scalar(state.baseline));
     archive.write("elapsed_s", scalar(state.elapsed_s));
@@ -75,8 +86,10 @@ Status load_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
       return t.item<double>();
     };
     if (read_long("version") != kCheckpointVersion) return invalid_input(path + ": a checkpoint of another devplace version");
-    Fingerprint saved{read_long("units"), read_long("devices"), read_long("samples"), read_long("method")};
+    Fingerprint saved{read_long("units"), read_long("devices"), read_long("samples"), read_long("method"), read_long("network")};
     if (saved.method != fp.method) return invalid_input(path + ": not a checkpoint of method '" + std::string(method) + "'");
+    if (saved.network != fp.network)
+      return invalid_input(path + ": made for a network of another shape (another --policy-hidden or --attention)");
     if (!(saved == fp)) {
       return invalid_input(path + ": made for " + std::to_string(saved.units) + " groups on " + std::to_string(saved.devices) +
                            " devices with " + std::to_string(saved.samples) + " samples per update; this run has " +

@@ -21,7 +21,7 @@
 
 namespace devplace::rl {
 
-inline constexpr int64_t kCheckpointVersion = 1;
+inline constexpr int64_t kCheckpointVersion = 2;  // 2: the network's shape in the fingerprint
 
 struct TrainState {
   int64_t iteration = 0;  // updates done
@@ -38,11 +38,15 @@ struct Fingerprint {
   int64_t devices = 0;
   int64_t samples = 0;
   int64_t method = 0;  // a hash of the method name
+  int64_t network = 0; // network_hash of the policy (its parameters' names and shapes)
   bool operator==(const Fingerprint&) const = default;
 };
 
 // A hash of a method name, for the fingerprint.
 int64_t name_hash(std::string_view name);
+// A hash of a network's parameter names and shapes: another --policy-hidden
+// or --attention gives another.
+int64_t network_hash(const torch::nn::Module& network);
 
 // Written to FILE.tmp, then renamed, so a crash mid-write never loses the
 // previous checkpoint.

@@ -39,6 +39,9 @@ class Evaluator {
     for (const Placement& p : placements) out.push_back(evaluate(p));
     return out;
   }
+  // True when a score costs a real run (a measurer), so that a placer may
+  // do its preliminary search on the simulator instead.
+  virtual bool measures() const { return false; }
   // Number of evaluate() calls that returned a result.
   int64_t num_evaluations() const { return num_evaluations_; }
 

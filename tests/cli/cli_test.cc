@@ -226,6 +226,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{place("rl --resume " + data("no_such.ckpt")), "--resume: " + data("no_such.ckpt") + ": no such checkpoint file"},
         BadCase{place("rl --resume " + data("")), "--resume: " + data("") + ": no such checkpoint file"},  // a folder
         BadCase{place("rl --checkpoint="), "--checkpoint: expected a file name, got ''"},
+        BadCase{place("rl --warm-start best"), "--warm-start: expected 'search', 'fast' or 'none', got 'best'"},
+        BadCase{place("rl --learning-rate 0"), "--learning-rate: expected a number in (0, 10], got '0'"},
+        BadCase{place("rl --learning-rate 1e-3x"), "--learning-rate: expected a number in (0, 10], got '1e-3x'"},
+        BadCase{place("rl --policy-hidden 0"), "--policy-hidden: expected a positive integer (at most 4096), got '0'"},
+        BadCase{place("hierarchical --attention dot"), "--attention: expected 'additive' or 'multiplicative', got 'dot'"},
         BadCase{place("rl --training-log="), "--training-log: expected a file name, got ''"},
         BadCase{place("rl --resume="), "--resume: expected a file name, got ''"},
         BadCase{place("rl --checkpoint"), "option '--checkpoint' needs a value FILE"},

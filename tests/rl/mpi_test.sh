@@ -16,7 +16,7 @@ fake=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mpi=(mpirun --allow-run-as-root --oversubscribe -np 3)
-base=(place --graph zoo:inception_v3 --cluster k80x2 --method rl --polish 0)
+base=(place --graph zoo:inception_v3 --cluster k80x2 --method rl --polish 0 --warm-start fast)
 common=("${base[@]}" --distributed)
 fail() { echo "mpi_test: $*" >&2; exit 1; }
 

@@ -31,22 +31,40 @@ TEST(RlFeatures, OneRowPerGroupAllInUnitRange) {
   const Grouping grouping = Grouping::create(p);
   const rl::GroupFeatures f = rl::group_features(p, grouping);
   EXPECT_EQ(f.num_groups, grouping.num_groups());
-  EXPECT_EQ(f.dim, rl::kTypeBuckets + 6 + 3);
+  EXPECT_EQ(f.dim, rl::kTypeBuckets + 6 + rl::kShapeDims + 3);
   for (float v : f.values) {
     EXPECT_GE(v, 0.0f);
     EXPECT_LE(v, 1.0f);
   }
   // The topological position runs from 0 to 1; the device flags match the grouping.
-  EXPECT_EQ(f.at(0, rl::kTypeBuckets + 5), 0.0f);
-  EXPECT_EQ(f.at(f.num_groups - 1, rl::kTypeBuckets + 5), 1.0f);
+  EXPECT_EQ(f.at(0, rl::kSizeFeatures + 5), 0.0f);
+  EXPECT_EQ(f.at(f.num_groups - 1, rl::kSizeFeatures + 5), 1.0f);
+  float top_dim = 0;
   for (int32_t grp = 0; grp < f.num_groups; ++grp) {
-    for (DeviceId d = 0; d < 3; ++d) EXPECT_EQ(f.at(grp, rl::kTypeBuckets + 6 + d), grouping.allows(grp, d) ? 1.0f : 0.0f);
+    for (DeviceId d = 0; d < 3; ++d) EXPECT_EQ(f.at(grp, rl::kDeviceFeatures + d), grouping.allows(grp, d) ? 1.0f : 0.0f);
+    // The output shape, right-aligned: a group whose largest output has
+    // rank r has zeros before its last r entries and the dims' logs after.
+    const Tensor* largest = nullptr;
+    for (OpId op : grouping.ops(grp)) {
+      for (TensorId t : g.op(op).outputs) {
+        if (largest == nullptr || g.tensor(t).bytes > largest->bytes) largest = &g.tensor(t);
+      }
+    }
+    const size_t rank = largest == nullptr ? 0 : std::min<size_t>(largest->shape.size(), rl::kShapeDims);
+    for (size_t i = 0; i < rl::kShapeDims - rank; ++i) EXPECT_EQ(f.at(grp, rl::kShapeFeatures + static_cast<int>(i)), 0.0f);
+    for (size_t i = rl::kShapeDims - rank; i < rl::kShapeDims; ++i) {
+      const float v = f.at(grp, rl::kShapeFeatures + static_cast<int>(i));
+      EXPECT_EQ(v > 0.0f, largest->shape[largest->shape.size() - rl::kShapeDims + i] > 0);
+      top_dim = std::max(top_dim, v);
+    }
   }
+  EXPECT_EQ(top_dim, 1.0f);
 }
 
 PlacerRun run(const std::string& method, const Problem& p, Simulator& sim, int64_t evaluations, uint64_t seed,
-              bool paper_recipe = false) {
+              bool paper_recipe = false, WarmStart warm_start = WarmStart::kDefault) {
   PlacerRunOptions options;
+  options.training.warm_start = warm_start;
   options.grouping.kind = GroupingKind::kColocation;
   options.budget.evaluations = evaluations;
   options.seed = seed;
@@ -54,12 +72,21 @@ PlacerRun run(const std::string& method, const Problem& p, Simulator& sim, int64
   return run_placer(method, p, sim, options).value();
 }
 
+// A tiny random DAG on the toy cluster, with its simulator.
+struct TinyProblem {
+  explicit TinyProblem(uint64_t seed, int ops = 7)
+      : graph(testing::tiny_dag(seed, ops)), problem(Problem::create(graph, cluster, *cost).value()), sim(problem) {}
+  Cluster cluster = testing::toy_cluster(700'000'000);
+  std::unique_ptr<CostModel> cost = make_default_cost_model();
+  Graph graph;
+  Problem problem;
+  Simulator sim;
+};
+
 TEST(Rl, SameSeedSamePlacement) {
-  Cluster c = testing::toy_cluster(700'000'000);
-  auto cost = make_default_cost_model();
-  Graph g = testing::tiny_dag(2, 7);
-  Problem p = Problem::create(g, c, *cost).value();
-  Simulator sim(p);
+  TinyProblem tiny(2);
+  const Problem& p = tiny.problem;
+  Simulator& sim = tiny.sim;
   const PlacerRun a = run("rl", p, sim, 161, 5);
   const PlacerRun b = run("rl", p, sim, 161, 5);
   EXPECT_EQ(a.placement, b.placement);
@@ -67,22 +94,52 @@ TEST(Rl, SameSeedSamePlacement) {
   EXPECT_GE(a.evaluations, 150);
 }
 
+TEST(Rl, PolicySizeAndAttentionAreOptions) {
+  // --policy-hidden and --attention build another network: same seed, same
+  // placement, and a checkpoint of one size does not load into the other.
+  TinyProblem tiny(3);
+  const std::string ckpt = (std::filesystem::temp_directory_path() / ("devplace_rl_size_" + std::to_string(::getpid()) + ".ckpt")).string();
+  auto sized = [&](int hidden, AttentionKind attention, const std::string& checkpoint, const std::string& resume) {
+    PlacerRunOptions options;
+    options.grouping.kind = GroupingKind::kColocation;
+    options.seed = 2;
+    options.training.iterations = 3;
+    options.training.policy_hidden = hidden;
+    options.training.attention = attention;
+    options.training.warm_start = WarmStart::kNone;
+    options.training.checkpoint_path = checkpoint;
+    options.training.resume_path = resume;
+    return run_placer("rl", tiny.problem, tiny.sim, options);
+  };
+  const PlacerRun a = sized(8, AttentionKind::kAdditive, ckpt, "").value();
+  const PlacerRun b = sized(8, AttentionKind::kAdditive, "", "").value();
+  EXPECT_EQ(a.placement, b.placement);
+  EXPECT_TRUE(sized(8, AttentionKind::kAdditive, "", ckpt).ok());
+  const Result<PlacerRun> other = sized(16, AttentionKind::kAdditive, "", ckpt);
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.error().message(), ckpt + ": made for a network of another shape (another --policy-hidden or --attention)");
+  const Result<PlacerRun> multiplicative = sized(8, AttentionKind::kMultiplicative, "", ckpt);
+  ASSERT_FALSE(multiplicative.ok());
+  std::filesystem::remove(ckpt);
+}
+
 TEST(Rl, NearTheExhaustiveOptimumOnTinyGraphs) {
   // Ten tiny graphs (7 ops, 3 devices: 2,187 placements), 321 evaluations
   // each (15% of the space). The paper's recipe is REINFORCE alone; the
-  // tuned one adds the warm start and the polish. Counts the graphs where
-  // each reaches the optimum, and requires REINFORCE alone within 10% of it
-  // on most.
+  // tuned one adds the warm start (from local-search, or from the fast
+  // placers) and the polish. Counts the graphs where each reaches the
+  // optimum, and requires REINFORCE alone within 10% of it on most.
   Cluster c = testing::toy_cluster(700'000'000);
   auto cost = make_default_cost_model();
-  int optimal[2] = {0, 0}, close[2] = {0, 0};
+  int optimal[3] = {0, 0, 0}, close[3] = {0, 0, 0};
+  const WarmStart warm[3] = {WarmStart::kDefault, WarmStart::kSearch, WarmStart::kFast};
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     Graph g = testing::tiny_dag(seed, 7);
     Problem p = Problem::create(g, c, *cost).value();
     Simulator sim(p);
     const double best = search_cost_s(p, run("exhaustive", p, sim, 0, 1).evaluation);
-    for (int tuned = 0; tuned < 2; ++tuned) {
-      const double found = search_cost_s(p, run("rl", p, sim, 321, seed, /*paper_recipe=*/tuned == 0).evaluation);
+    for (int tuned = 0; tuned < 3; ++tuned) {
+      const double found = search_cost_s(p, run("rl", p, sim, 321, seed, /*paper_recipe=*/tuned == 0, warm[tuned]).evaluation);
       EXPECT_GE(found, best - 1e-12);
       if (found <= best + 1e-12) ++optimal[tuned];
       if (found <= 1.1 * best) ++close[tuned];
@@ -90,16 +147,17 @@ TEST(Rl, NearTheExhaustiveOptimumOnTinyGraphs) {
   }
   std::printf("rl, paper recipe: the exhaustive optimum on %d of 10 tiny graphs, within 10%% on %d\n", optimal[0], close[0]);
   std::printf("rl, tuned recipe: the exhaustive optimum on %d of 10 tiny graphs, within 10%% on %d\n", optimal[1], close[1]);
+  std::printf("rl, tuned recipe, warm start from the fast placers: the exhaustive optimum on %d of 10, within 10%% on %d\n",
+              optimal[2], close[2]);
   EXPECT_GE(close[0], 7);
   EXPECT_GE(optimal[1], 8);
+  EXPECT_GE(optimal[2], 8);
 }
 
 TEST(Hierarchical, ValidDeterministicAndNoWorseThanOneGpu) {
-  Cluster c = testing::toy_cluster(700'000'000);
-  auto cost = make_default_cost_model();
-  Graph g = testing::tiny_dag(6, 8);
-  Problem p = Problem::create(g, c, *cost).value();
-  Simulator sim(p);
+  TinyProblem tiny(6, 8);
+  const Problem& p = tiny.problem;
+  Simulator& sim = tiny.sim;
   const PlacerRun a = run("hierarchical", p, sim, 200, 4);
   const PlacerRun b = run("hierarchical", p, sim, 200, 4);
   EXPECT_EQ(a.placement, b.placement);
@@ -139,6 +197,9 @@ class RlCheckpoint : public ::testing::Test {
     options.training.checkpoint_path = checkpoint;
     options.training.checkpoint_every = 1;
     options.training.resume_path = resume;
+    // The fast placers' warm start: a few evaluations, so that the
+    // evaluation counts below fall in the updates.
+    options.training.warm_start = WarmStart::kFast;
     return run_placer("rl", *problem_, evaluator ? *evaluator : sim, options);
   }
 
@@ -204,6 +265,44 @@ TEST_F(RlCheckpoint, InterruptSavesACheckpointThatResumesExactly) {
   EXPECT_LT(stopped.evaluations, whole.evaluations);
   const PlacerRun rest = train(6, "", "", path("ck")).value();
   EXPECT_EQ(rest.placement, whole.placement);
+}
+
+// Fails every evaluation once a training log holds `rows` updates, as a
+// measurer that can no longer start would.
+class FailingEvaluator : public Evaluator {
+ public:
+  FailingEvaluator(const Problem& p, std::string log, int64_t rows) : sim_(p), log_(std::move(log)), rows_(rows) {}
+  std::string_view name() const override { return "failing"; }
+  Result<Evaluation> evaluate(const Placement& placement) override {
+    ++num_evaluations_;
+    std::ifstream in(log_);
+    int64_t lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    if (lines > rows_) return invalid_input("failing: no more evaluations");  // the header and `rows` updates
+    return sim_.evaluate(placement);
+  }
+
+ private:
+  Simulator sim_;
+  std::string log_;
+  int64_t rows_;
+};
+
+TEST_F(RlCheckpoint, PeriodicCheckpointAfterAFailureResumesExactly) {
+  // The run dies during its fourth update; the checkpoint written after
+  // the third holds 3 updates, and the resumed run repeats the whole one
+  // row for row.
+  const PlacerRun whole = train(6, path("whole.csv"), "", "").value();
+  FailingEvaluator failing(*problem_, path("split.csv"), 3);
+  Result<PlacerRun> died = train(6, path("split.csv"), path("ck"), "", &failing);
+  ASSERT_FALSE(died.ok());
+  EXPECT_EQ(rows(path("split.csv")).size(), 4u);
+  ASSERT_TRUE(std::filesystem::exists(path("ck")));
+  const PlacerRun rest = train(6, path("split.csv"), "", path("ck")).value();
+  EXPECT_EQ(rest.placement, whole.placement);
+  const std::vector<std::string> a = rows(path("whole.csv")), b = rows(path("split.csv"));
+  ASSERT_EQ(a.size(), 7u);
+  EXPECT_EQ(a, b);
 }
 
 TEST_F(RlCheckpoint, BadCheckpointsAreOneLineErrorsNamingTheFile) {
