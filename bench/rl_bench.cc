@@ -30,6 +30,10 @@ void BM_RlUpdate(benchmark::State& state, const char* model) {
   auto seconds = [&](int64_t updates) {
     PlacerRunOptions options;
     options.training.iterations = updates;
+    // The update alone: no warm start (its search and imitation would be
+    // most of both runs) and no polish.
+    options.training.warm_start = WarmStart::kNone;
+    options.training.polish_evaluations = 0;
     const auto start = std::chrono::steady_clock::now();
     Result<PlacerRun> run = run_placer("rl", p, sim, options);
     if (!run.ok()) {
