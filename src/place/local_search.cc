@@ -34,11 +34,6 @@ std::vector<std::vector<int32_t>> group_neighbours(const Problem& problem, const
   return out;
 }
 
-struct Scored {
-  std::vector<DeviceId> devices;  // per group
-  double cost = 0;
-};
-
 // Costs of the placements already evaluated, by their group devices.
 class CostCache {
  public:
@@ -61,10 +56,10 @@ Result<Placement> LocalSearchPlacer::place(const PlaceContext& ctx) {
   // The start's evaluations count against the budget.
   const SearchClock clock(ctx.budget, ctx.evaluator, kDefaultEvaluations);
   DEVPLACE_ASSIGN_OR_RETURN(ScoredDevices start, best_fast_placement(ctx));
-  return local_search_from(ctx, std::move(start.devices), clock);
+  return local_search_from(ctx, std::move(start), clock);
 }
 
-Result<Placement> local_search_from(const PlaceContext& ctx, std::vector<DeviceId> start, const SearchClock& clock) {
+Result<Placement> local_search_from(const PlaceContext& ctx, ScoredDevices start, const SearchClock& clock) {
   constexpr int64_t kDefaultEvaluations = LocalSearchPlacer::kDefaultEvaluations;
   const Grouping& grouping = ctx.grouping;
   const int ng = grouping.num_groups();
@@ -84,9 +79,8 @@ Result<Placement> local_search_from(const PlaceContext& ctx, std::vector<DeviceI
     return cost;
   };
 
-  Scored best;
-  DEVPLACE_ASSIGN_OR_RETURN(best.cost, score(start));
-  best.devices = std::move(start);
+  ScoredDevices best{std::move(start.devices), start.cost};
+  cache.insert(best.devices, best.cost);
 
   std::vector<int32_t> movable;  // groups with a choice of device
   for (int32_t g = 0; g < ng; ++g) {
@@ -110,7 +104,7 @@ Result<Placement> local_search_from(const PlaceContext& ctx, std::vector<DeviceI
   };
 
   // Annealing over the first half of the budget.
-  Scored current = best;
+  ScoredDevices current = best;
   const double start_temperature = 0.05 * best.cost;
   while (clock.progress() < 0.5 && proposals < max_proposals / 2) {
     std::vector<DeviceId> next = current.devices;
@@ -126,7 +120,7 @@ Result<Placement> local_search_from(const PlaceContext& ctx, std::vector<DeviceI
 
   // Then iterated hill climbing: climb to a placement no single move
   // improves, kick the best one by a few random moves, climb again.
-  auto climb = [&](Scored& s) -> Status {
+  auto climb = [&](ScoredDevices& s) -> Status {
     bool improved = true;
     while (improved && !done()) {
       improved = false;
@@ -152,7 +146,7 @@ Result<Placement> local_search_from(const PlaceContext& ctx, std::vector<DeviceI
   DEVPLACE_RETURN_IF_ERROR(climb(best));
   uint64_t failures = 0;
   while (!done()) {
-    Scored kicked = best;
+    ScoredDevices kicked = best;
     const uint64_t size = 1 + ctx.rng.below(std::min<uint64_t>(3 + failures / 4, movable.size()));
     for (uint64_t k = 0; k < size; ++k) random_move(kicked.devices);
     DEVPLACE_ASSIGN_OR_RETURN(kicked.cost, score(kicked.devices));

@@ -32,8 +32,8 @@ class LocalSearchPlacer : public Placer {
 };
 
 // The same search from a given start (devices per group of the context's
-// grouping) instead of the fast placers' best, until `clock` runs out: the
-// RL placers' polish.
-Result<Placement> local_search_from(const PlaceContext& context, std::vector<DeviceId> start, const SearchClock& clock);
+// grouping, and its search_cost_s, not evaluated again) instead of the fast
+// placers' best, until `clock` runs out: the RL placers' polish.
+Result<Placement> local_search_from(const PlaceContext& context, ScoredDevices start, const SearchClock& clock);
 
 }  // namespace devplace

@@ -6,15 +6,18 @@
 
 namespace devplace {
 
-Result<Placement> RandomPlacer::place(const PlaceContext& ctx) {
-  const Grouping& grouping = ctx.grouping;
+std::vector<DeviceId> draw_random_devices(const Grouping& grouping, Rng& rng) {
   std::vector<DeviceId> device_of_group(grouping.num_groups());
   for (int32_t g = 0; g < grouping.num_groups(); ++g) {
     DeviceMask mask = grouping.allowed_devices(g);
-    for (uint64_t k = ctx.rng.below(static_cast<uint64_t>(std::popcount(mask))); k > 0; --k) mask &= mask - 1;
+    for (uint64_t k = rng.below(static_cast<uint64_t>(std::popcount(mask))); k > 0; --k) mask &= mask - 1;
     device_of_group[g] = static_cast<DeviceId>(std::countr_zero(mask));
   }
-  return grouping.to_placement(device_of_group);
+  return device_of_group;
+}
+
+Result<Placement> RandomPlacer::place(const PlaceContext& ctx) {
+  return ctx.grouping.to_placement(draw_random_devices(ctx.grouping, ctx.rng));
 }
 
 }  // namespace devplace

@@ -14,6 +14,7 @@
 #include "place/mincut.h"
 #include "place/placer.h"
 #include "place/random.h"
+#include "place/random_search.h"
 #include "place/rl_library.h"
 #include "place/round_robin.h"
 #include "place/scotch.h"
@@ -55,6 +56,8 @@ const std::vector<PlacerInfo>& placer_registry() {
        &make<MSctPlacer>},
       {"local-search", PlacerRole::kSearch,
        "simulated annealing and hill climbing over group moves, from the best of the above", &make<LocalSearchPlacer>},
+      {"random-search", PlacerRole::kSearch, "the best of uniformly random placements (as random's), one per evaluation",
+       &make<RandomSearchPlacer>},
       {"rl", PlacerRole::kLearned,
        "the paper's method: a seq2seq policy over the groups trained by REINFORCE on step times",
        &make_rl},

@@ -23,8 +23,12 @@ double search_cost_s(const Problem& problem, const Evaluation& evaluation) {
 Result<ScoredDevices> best_fast_placement(const PlaceContext& ctx) {
   ScoredDevices best;
   bool have_best = false;
+  const int64_t start = ctx.evaluator.num_evaluations();
   for (const PlacerInfo& info : placer_registry()) {
     if (info.role != PlacerRole::kPaperBaseline && info.role != PlacerRole::kAlgorithm) continue;
+    if (have_best && ctx.budget.evaluations > 0 &&
+        ctx.evaluator.num_evaluations() - start + kMaxFastPlacerEvaluations > ctx.budget.evaluations)
+      break;
     Rng rng(ctx.rng.next_u64());
     DEVPLACE_ASSIGN_OR_RETURN(Placement p, info.make()->place(PlaceContext{ctx.problem, ctx.grouping, ctx.evaluator, ctx.budget, rng}));
     std::vector<DeviceId> devices = ctx.grouping.device_of_groups(p);

@@ -21,7 +21,10 @@ double search_cost_s(const Problem& problem, const Evaluation& evaluation);
 // The best placement, by search_cost_s, among those of every registered
 // placer of the paper-baseline and algorithm roles (no search): where
 // local-search starts and what the RL warm start imitates. Per group of
-// the context's grouping.
+// the context's grouping. Under an evaluation budget it stops before a
+// placer that could take the count past it (after the first: a budget of 1
+// gets the CPU placement), counting kMaxFastPlacerEvaluations per placer.
+inline constexpr int64_t kMaxFastPlacerEvaluations = 3;  // a partitioner's two candidates, then the score
 struct ScoredDevices {
   std::vector<DeviceId> devices;  // per group
   double cost = 0;                // search_cost_s

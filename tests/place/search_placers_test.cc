@@ -1,8 +1,10 @@
-// exhaustive and local-search: the true optimum of tiny graphs, and local
-// search reaching it; every placer on every zoo model and on imported graphs
+// exhaustive, local-search and random-search: the true optimum of tiny
+// graphs, and local search reaching it; random search repeatable, monotone in
+// its evaluations, and never OOM when it drew a fitting placement; every placer on every zoo model and on imported graphs
 // (PipeDream, ONNX): valid, deterministic, never faster than the lower bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -84,6 +86,105 @@ TEST(LocalSearch, ReturnsAPlacementThatFitsWhenItSawOne) {
   EXPECT_FALSE(run_placer("local-search", p, sim, options).value().evaluation.oom);
 }
 
+// The simulator, remembering the search cost and OOM of every placement it scored.
+class RecordingEvaluator : public Evaluator {
+ public:
+  explicit RecordingEvaluator(const Problem& problem) : problem_(problem), sim_(problem) {}
+  std::string_view name() const override { return "recording simulator"; }
+  Result<Evaluation> evaluate(const Placement& placement) override {
+    Result<Evaluation> e = sim_.evaluate(placement);
+    if (e.ok()) {
+      ++num_evaluations_;
+      costs.push_back(search_cost_s(problem_, e.value()));
+      oom.push_back(e.value().oom);
+    }
+    return e;
+  }
+  std::vector<double> costs;
+  std::vector<bool> oom;
+
+ private:
+  const Problem& problem_;
+  Simulator sim_;
+};
+
+TEST(RandomSearch, SameSeedSamePlacement) {
+  Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  Graph g = testing::tiny_dag(2, 10);
+  Problem p = Problem::create(g, c, *cost).value();
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    Simulator sim(p);
+    PlacerRunOptions options;
+    options.seed = seed;
+    options.budget.evaluations = 40;
+    options.grouping.kind = GroupingKind::kColocation;
+    const PlacerRun a = run_placer("random-search", p, sim, options).value();
+    const PlacerRun b = run_placer("random-search", p, sim, options).value();
+    EXPECT_EQ(a.placement, b.placement) << "seed " << seed;
+    EXPECT_EQ(a.evaluations, 40) << "seed " << seed;
+    // Its first draw is random's placement for the seed.
+    options.budget.evaluations = 1;
+    EXPECT_EQ(run_placer("random-search", p, sim, options).value().placement, run_placer("random", p, sim, options).value().placement)
+        << "seed " << seed;
+  }
+}
+
+TEST(RandomSearch, MoreEvaluationsAreNeverWorse) {
+  Cluster c = testing::toy_cluster(700'000'000);
+  auto cost = make_default_cost_model();
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    Graph g = testing::tiny_dag(seed, 10);
+    Problem p = Problem::create(g, c, *cost).value();
+    Simulator sim(p);
+    PlacerRunOptions options;
+    options.seed = seed;
+    options.grouping.kind = GroupingKind::kColocation;
+    double previous = 0;
+    for (int64_t n : {1, 3, 10, 30, 100, 300}) {
+      options.budget.evaluations = n;
+      const PlacerRun run = run_placer("random-search", p, sim, options).value();
+      EXPECT_EQ(run.evaluations, n);
+      const double cost_s = search_cost_s(p, run.evaluation);
+      if (n > 1) {
+        EXPECT_LE(cost_s, previous) << "seed " << seed << ", " << n << " evaluations";
+      }
+      previous = cost_s;
+    }
+  }
+}
+
+TEST(RandomSearch, ReturnsTheBestItSawSoAPlacementThatFitsWhenItSawOne) {
+  // 700 MB devices and ops of 300 MB parameters: some random placements fit,
+  // some run out of memory.
+  Cluster c = testing::toy_cluster(700'000'000);
+  auto cost = make_default_cost_model();
+  int runs_that_saw_both = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    Graph g = testing::tiny_dag(seed, 9);
+    Problem p = Problem::create(g, c, *cost).value();
+    RecordingEvaluator recorder(p);
+    PlacerRunOptions options;
+    options.seed = seed;
+    options.budget.evaluations = 30;
+    options.grouping.kind = GroupingKind::kColocation;
+    const PlacerRun run = run_placer("random-search", p, recorder, options).value();
+    // The recorder also saw run_placer's final scoring of the result.
+    ASSERT_EQ(recorder.costs.size(), 31u);
+    recorder.costs.pop_back();
+    recorder.oom.pop_back();
+    const bool saw_fit = std::find(recorder.oom.begin(), recorder.oom.end(), false) != recorder.oom.end();
+    const bool saw_oom = std::find(recorder.oom.begin(), recorder.oom.end(), true) != recorder.oom.end();
+    runs_that_saw_both += saw_fit && saw_oom;
+    if (saw_fit) {
+      EXPECT_FALSE(run.evaluation.oom) << "seed " << seed;
+    }
+    EXPECT_DOUBLE_EQ(search_cost_s(p, run.evaluation), *std::min_element(recorder.costs.begin(), recorder.costs.end()))
+        << "seed " << seed;
+  }
+  EXPECT_GE(runs_that_saw_both, 1) << "the cluster should make some placements fit and some not";
+}
+
 struct ModelCase {
   const char* name;     // test name
   const char* source;   // zoo:NAME, or a file under tests/
@@ -114,7 +215,9 @@ TEST_P(PlacersOnModels, EveryPlacerIsValidDeterministicAndAboveTheLowerBound) {
     const PlacerRun b = run_placer(info.name, p, sim, options).value();
     EXPECT_EQ(a.placement, b.placement) << info.name;
     EXPECT_GE(a.evaluation.step_time_s, bound * (1 - 1e-9)) << info.name;
-    if (info.name != "cpu" && info.name != "random") EXPECT_FALSE(a.evaluation.oom) << info.name;
+    if (info.name != "cpu" && info.name != "random") {
+      EXPECT_FALSE(a.evaluation.oom) << info.name;
+    }
   }
 }
 
