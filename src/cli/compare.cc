@@ -25,6 +25,16 @@ namespace devplace::cli {
 
 namespace {
 
+// The placer options with --evaluations' help saying compare's default.
+std::vector<OptionSpec> with_compare_budget(std::vector<OptionSpec> options) {
+  for (OptionSpec& o : options) {
+    if (o.name == "evaluations")
+      o.help = "evaluations per searching method (random-search, local-search, rl, hierarchical; default " +
+               std::to_string(kDefaultCompareEvaluations) + " unless --budget is given)";
+  }
+  return options;
+}
+
 const CommandSpec kSpec = {
     "devplace compare --graph SRC --cluster CL [--methods A,B,...] [--budget SECONDS] [--evaluations N]\n"
     "       [--seed N] [--grouping paper|colocation] [--training] [--json] [--measure COMMAND ...]\n"
@@ -38,15 +48,19 @@ const CommandSpec kSpec = {
     "prints the paper's Table 1 instead: RNNLM, NMT and Inception-V3 on k80x2 and k80x4, one column per\n"
     "method; its default methods add the learned ones as the last columns. A method that fails shows\n"
     "'failed' and its error, and the others still run. --measure scores every method's placements with\n"
-    "one external measurer (docs/measurer.md), shared so that a placement is measured once.",
-    with_report_option(with_measure_options(with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
+    "one external measurer (docs/measurer.md), shared so that a placement is measured once.\n"
+    "The searching methods (random-search, local-search, and the learned rl, hierarchical) run at an\n"
+    "equal budget: " + std::to_string(kDefaultCompareEvaluations) +
+        " evaluations each by default; --evaluations N sets the number, --budget SECONDS a\n"
+    "time limit instead (or as well). The other methods make no evaluations of their own.",
+    with_compare_budget(with_report_option(with_measure_options(with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
                          {"cluster", "CL", "cluster JSON file or preset name"},
                          {"suite", "NAME", "a fixed set of graphs and clusters instead: paper (Table 1)"},
                          {"methods", "A,B,...",
                           "the methods to run (default: all but exhaustive and the learned ones, which --suite paper adds)"},
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-                         {"json", "", "print one JSON object"}}))),
+                         {"json", "", "print one JSON object"}})))),
 };
 
 // The rows of the paper's Table 1.
@@ -121,17 +135,44 @@ std::string paper_baselines_run(const Comparison& c) {
   return names.empty() ? "none run" : names;
 }
 
-void print_comparison(const Problem& problem, const Comparison& c) {
+// The footnote on the budget the searching methods shared, e.g. "budget: 4000
+// evaluations per searching method (random-search, local-search)"; empty
+// when no method searches.
+std::string budget_note(const PlacerRunOptions& options, const std::vector<std::string>& methods) {
+  std::string searching;
+  bool learned = false;
+  for (const PlacerInfo& info : placer_registry()) {
+    if (!is_searching(info.role) || std::find(methods.begin(), methods.end(), info.name) == methods.end()) continue;
+    searching += (searching.empty() ? "" : ", ") + std::string(info.name);
+    learned = learned || info.role == PlacerRole::kLearned;
+  }
+  if (searching.empty()) return "";
+  const Budget& b = options.budget;
+  std::string limit;
+  if (b.evaluations > 0) limit = std::to_string(b.evaluations) + " evaluations";
+  if (b.seconds > 0)
+    limit += limit.empty() ? format_seconds(b.seconds) + " of search"
+                           : " or " + format_seconds(b.seconds) + " of search, whichever ends first,";
+  std::string note = "budget: " + limit + " per searching method (" + searching + ")";
+  if (learned && options.training.iterations > 0)
+    note += "; the learned ones train " + std::to_string(options.training.iterations) + " updates (--iterations)";
+  return note;
+}
+
+void print_comparison(const Problem& problem, const Comparison& c, const std::string& budget) {
   const Cluster& cl = problem.cluster();
   std::cout << "graph        " << problem.graph().name() << " (" << problem.num_ops() << " ops"
             << (problem.graph().has_backward() ? ", training step" : ", forward only") << ")\n"
             << "cluster      " << cl.name() << " (" << cl.num_devices() << " devices)\n"
             << "lower bound  " << format_seconds(c.lower_bound.value_s()) << " (" << binding_part(c.lower_bound)
             << " binds)\n\n";
-  std::cout << pad_right("method", 16) << pad_left("step time", 12) << pad_left("", 4) << pad_left("search time", 13)
+  // Wide enough for the longest name (a learned method's may name its stages).
+  size_t method_width = 16;
+  for (const MethodResult& r : c.results) method_width = std::max(method_width, shown_method(r).size() + 2);
+  std::cout << pad_right("method", method_width) << pad_left("step time", 12) << pad_left("", 4) << pad_left("search time", 13)
             << pad_left("evaluations", 13) << pad_left("speed-up", 10) << pad_left("vs bound", 10) << "\n";
   for (const MethodResult& r : c.results) {
-    std::cout << pad_right(r.method, 16);
+    std::cout << pad_right(shown_method(r), method_width);
     if (!r.run) {
       std::cout << "failed: " << r.error << "\n";
       continue;
@@ -143,6 +184,7 @@ void print_comparison(const Problem& problem, const Comparison& c) {
   }
   std::cout << "\nspeed-up: the fastest paper baseline's step time (of " << paper_baselines_run(c) << ") over the method's.\n"
             << "vs bound: the method's step time over the lower bound. OOM: a device runs out of memory.\n";
+  if (!budget.empty()) std::cout << budget << "; evaluations: what each method made.\n";
   if (std::any_of(c.results.begin(), c.results.end(), [](const MethodResult& r) { return r.run && r.run->evaluation.failed; }))
     std::cout << "ERR: the measurer could not measure the placement; its step time is the failure penalty.\n";
 }
@@ -166,7 +208,7 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
     DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   }
   if (!args.flag("json")) {
-    print_comparison(loaded.problem, c);
+    print_comparison(loaded.problem, c, budget_note(options, methods));
     return Status::ok_status();
   }
   json::Json j = {{"graph", loaded.graph->name()},
@@ -176,6 +218,7 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
                   {"lower_bound", lower_bound_json(c.lower_bound)},
                   {"best_paper_baseline_s", number_or_null(c.best_paper_baseline_s)},
                   {"evaluator", measurer ? "measurer" : "simulator"},
+                  {"budget", budget_json(options.budget)},
                   {"results", results_json(c)}};
   std::cout << j.dump(2) << "\n";
   return Status::ok_status();
@@ -232,13 +275,15 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   }
   if (report_file) DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   if (as_json) {
-    std::cout << json::Json{{"suite", "paper"}, {"rows", rows}}.dump(2) << "\n";
+    std::cout << json::Json{{"suite", "paper"}, {"budget", budget_json(options.budget)}, {"rows", rows}}.dump(2) << "\n";
     return Status::ok_status();
   }
   std::cout << "\nTable 1 of Mirhoseini et al. 2017, simulated: step times are simulated seconds per training step\n"
                "on the cluster presets k80x2 and k80x4 (Haswell CPU + K80 dies). OOM: a device runs out of memory.\n"
                "speed-up: the fastest paper baseline over the fastest other method. bound: the lower bound on the\n"
                "step time of any placement.\n";
+  if (const std::string budget = budget_note(options, ordered); !budget.empty())
+    std::cout << budget << "; each cell's evaluations in --json.\n";
   for (const std::string& f : failures) std::cout << "failed: " << f << "\n";
   return Status::ok_status();
 }
@@ -277,7 +322,10 @@ Status run_compare(const ArgList& argv) {
   if (suite && *suite != "paper") return invalid_input("--suite: expected 'paper', got '" + *suite + "'");
   DEVPLACE_ASSIGN_OR_RETURN(const std::vector<std::string> methods,
                             resolve_methods(args.get("methods"), /*with_learned=*/suite.has_value()));
-  DEVPLACE_ASSIGN_OR_RETURN(const PlacerRunOptions options, placer_run_options(args));
+  DEVPLACE_ASSIGN_OR_RETURN(PlacerRunOptions options, placer_run_options(args));
+  // Equal budget: without a limit of their own, every searching method makes
+  // the same number of evaluations (not each its own default).
+  if (!args.get("evaluations") && !args.get("budget")) options.budget.evaluations = kDefaultCompareEvaluations;
   DEVPLACE_RETURN_IF_ERROR(check_training_files(options, methods, suite ? std::size(kPaperSuite) : 1));
   return suite ? compare_paper_suite(args, methods, options) : compare_one(args, methods, options);
 }

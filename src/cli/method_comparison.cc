@@ -26,6 +26,8 @@ const PlacerInfo* find_info(std::string_view name) {
 bool ran_in_memory(const MethodResult& r) { return r.run && !r.run->evaluation.oom && !r.run->evaluation.failed; }
 }  // namespace
 
+bool is_searching(PlacerRole role) { return role == PlacerRole::kSearch || role == PlacerRole::kLearned; }
+
 Result<std::vector<std::string>> resolve_methods(const std::optional<std::string>& list, bool with_learned) {
   std::vector<std::string> methods;
   if (!list) {
@@ -91,6 +93,8 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
   return c;
 }
 
+const std::string& shown_method(const MethodResult& r) { return r.run && !r.run->method.empty() ? r.run->method : r.method; }
+
 double best_other_s(const Comparison& comparison) {
   double best = kInf;
   for (const MethodResult& r : comparison.results) {
@@ -132,6 +136,11 @@ json::Json lower_bound_json(const LowerBound& bound) {
 double ratio(double a, double b) {
   if (!(a > 0) || !(b > 0) || !std::isfinite(a) || !std::isfinite(b)) return kNan;
   return a / b;
+}
+
+json::Json budget_json(const Budget& budget) {
+  return {{"seconds", budget.seconds > 0 ? json::Json(budget.seconds) : json::Json(nullptr)},
+          {"evaluations", budget.evaluations > 0 ? json::Json(budget.evaluations) : json::Json(nullptr)}};
 }
 
 json::Json number_or_null(double v) { return std::isfinite(v) ? json::Json(v) : json::Json(nullptr); }

@@ -6,6 +6,7 @@
 // bound's reporting.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,15 @@
 #include "sim/problem.h"
 
 namespace devplace::cli {
+
+// The evaluations each searching method (PlacerRole::kSearch: random-search,
+// local-search; kLearned: rl, hierarchical) gets in `devplace compare` when
+// neither --evaluations nor --budget is given, so that they are compared at
+// an equal budget. The other methods make no evaluations of their own.
+inline constexpr int64_t kDefaultCompareEvaluations = 4000;
+
+// Whether a method of this role spends the budget (kSearch or kLearned).
+bool is_searching(PlacerRole role);
 
 struct MethodResult {
   std::string method;
@@ -53,6 +63,11 @@ Result<std::vector<std::string>> resolve_methods(const std::optional<std::string
 Comparison compare_methods(const Problem& problem, const std::vector<std::string>& methods,
                            const PlacerRunOptions& options, Evaluator* evaluator = nullptr);
 
+// The name a table shows for a result: what ran (PlacerRun::method, which
+// for a learned method may name its stages, "local-search>rl>local-search"),
+// else the method asked for.
+const std::string& shown_method(const MethodResult& result);
+
 // Fastest step time among the methods that are not paper baselines and ran
 // without OOM; +inf if none.
 double best_other_s(const Comparison& comparison);
@@ -69,6 +84,9 @@ json::Json lower_bound_json(const LowerBound& bound);
 
 // a / b when both are positive and finite, else NaN.
 double ratio(double a, double b);
+// {"seconds": S or null, "evaluations": N or null}: null for no limit of that kind.
+json::Json budget_json(const Budget& budget);
+
 // A number, or null for NaN and infinities.
 json::Json number_or_null(double v);
 

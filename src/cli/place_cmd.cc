@@ -234,7 +234,7 @@ Status run_place(const ArgList& argv) {
   if (report_file) {
     report::Report rep;
     rep.title = method + ": " + problem_title(problem);
-    rep.sections.push_back({problem_title(problem), &problem, {{method, run.placement, "", run.search_time_s}}});
+    rep.sections.push_back({problem_title(problem), &problem, {{method, run.placement, "", run.search_time_s, run.evaluations}}});
     DEVPLACE_ASSIGN_OR_RETURN(rep.curves, training_curves(options.training.log_path));
     DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   }

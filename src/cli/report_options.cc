@@ -21,10 +21,11 @@ report::Section comparison_section(std::string title, const Problem& problem, co
   report::Section s{std::move(title), &problem, {}};
   for (const MethodResult& r : comparison.results) {
     report::Entry e;
-    e.label = r.method;
+    e.label = shown_method(r);
     if (r.run) {
       e.placement = r.run->placement;
       e.search_time_s = r.run->search_time_s;
+      e.evaluations = r.run->evaluations;
     } else {
       e.error = r.error.empty() ? "failed" : r.error;
     }

@@ -131,7 +131,7 @@ Status write_section(std::ostringstream& out, const Section& section, int index)
   out << "</tbody></table>";
 
   out << "<h3>Placements</h3><table class=\"comparison\"><thead><tr><th>placement</th><th>step time</th><th>vs bound</th>"
-         "<th>over single GPU</th><th>over expert</th><th>OOM</th><th>search time</th></tr></thead><tbody>";
+         "<th>over single GPU</th><th>over expert</th><th>OOM</th><th>search time</th><th>evaluations</th></tr></thead><tbody>";
   for (const Entry& e : section.entries) {
     const Simulated* s = nullptr;
     for (const Simulated& x : sims) {
@@ -139,13 +139,14 @@ Status write_section(std::ostringstream& out, const Section& section, int index)
     }
     out << "<tr class=\"method-row" << (s && s == best ? " best" : "") << "\"><td>" << html_escape(e.label) << "</td>";
     if (!s) {
-      out << "<td class=\"failed\" colspan=\"6\">failed: " << html_escape(e.error) << "</td></tr>";
+      out << "<td class=\"failed\" colspan=\"7\">failed: " << html_escape(e.error) << "</td></tr>";
       continue;
     }
     const double t = s->result.step_time_s;
     out << "<td>" << ms(t) << "</td><td>" << ratio_text(t, bound) << "</td><td>" << ratio_text(single, t) << "</td><td>"
         << ratio_text(expert, t) << "</td><td" << (s->result.oom ? " class=\"oom\">yes" : ">no") << "</td><td>"
-        << (std::isfinite(e.search_time_s) ? ms(e.search_time_s) : std::string("-")) << "</td></tr>";
+        << (std::isfinite(e.search_time_s) ? ms(e.search_time_s) : std::string("-")) << "</td><td>"
+        << (e.evaluations >= 0 ? std::to_string(e.evaluations) : std::string("-")) << "</td></tr>";
   }
   out << "</tbody></table>";
 

@@ -11,6 +11,7 @@
 // figures are the simulator's even when a measurer chose the placements.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ struct Entry {
   Placement placement;      // empty for a failed method
   std::string error;        // a failed method's one-line message
   double search_time_s = std::numeric_limits<double>::quiet_NaN();  // NaN: not a method run
+  int64_t evaluations = -1;  // evaluator calls the method made; -1: not a method run
 };
 
 // One problem (graph on cluster) and its placements. Speed-ups are over the

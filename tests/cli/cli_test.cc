@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../test_cli.h"
+#include "cli/method_comparison.h"
 
 namespace {
 
@@ -194,7 +195,7 @@ INSTANTIATE_TEST_SUITE_P(
                 data("bad_disconnected_cluster.json") + ": links: no route from device '/cpu:0' to device '/gpu:0'"},
         BadCase{sim(data("no_such_file.json"), "k80x1", "cpu"), data("no_such_file.json") + ": cannot read file"},
         BadCase{sim(data("fork.json"), "k80x1", "hef"),
-                "--placement 'hef': no such file, and no such method (known: cpu, single-gpu, scotch, mincut, expert, round-robin, random, metis, heft, m-topo, m-etf, m-sct, local-search, rl, hierarchical, exhaustive)"},
+                "--placement 'hef': no such file, and no such method (known: cpu, single-gpu, scotch, mincut, expert, round-robin, random, metis, heft, m-topo, m-etf, m-sct, local-search, random-search, rl, hierarchical, exhaustive)"},
         BadCase{sim("zoo:nope", "k80x1", "cpu"), "unknown zoo model 'nope' (known: rnnlm, nmt, inception_v3, resnet50, transformer, layered)"},
         BadCase{sim("zoo:layered:layers=0", "k80x1", "cpu"), "zoo:layered: option layers=0: expected an integer in [1, 1000000]"},
         BadCase{"simulate --graph " + data("fork.json"), "missing required option '--cluster CL' (see --help)"},
@@ -265,7 +266,9 @@ TEST_P(ImportedSource, SimulatesWithEveryBaselinePlacement) {
   // A real model runs faster on a K80 die than on the host; the two tiny
   // fixtures (attention, lstm: ~1 ms) are launch-bound, where the CPU's
   // smaller per-op overhead rightly wins.
-  if (cpu > 0.01) EXPECT_LT(gpu, cpu);
+  if (cpu > 0.01) {
+    EXPECT_LT(gpu, cpu);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -386,6 +389,34 @@ TEST(Cli, CompareRunsEveryDefaultMethodOnce) {
   EXPECT_LT(text.out.find("\nexpert "), text.out.find("\ncpu ")) << text.out;  // in the order given
 }
 
+TEST(Cli, CompareGivesEverySearchingMethodTheDefaultBudget) {
+  const std::string cmd = std::string("compare --graph ") + kSmallNmt + " --cluster k80x4 --methods expert,random-search,local-search";
+  CliRun r = devplace(cmd + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["budget"]["evaluations"].get<int64_t>(), devplace::cli::kDefaultCompareEvaluations);
+  EXPECT_TRUE(j["budget"]["seconds"].is_null());
+  ASSERT_EQ(j["results"].size(), 3u);
+  EXPECT_EQ(j["results"][0]["evaluations"].get<int64_t>(), 0);  // expert does not search
+  EXPECT_EQ(j["results"][1]["evaluations"].get<int64_t>(), devplace::cli::kDefaultCompareEvaluations);
+  EXPECT_LE(j["results"][2]["evaluations"].get<int64_t>(), devplace::cli::kDefaultCompareEvaluations);
+  EXPECT_GT(j["results"][2]["evaluations"].get<int64_t>(), 0);
+
+  CliRun text = devplace(cmd + " --evaluations 30");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("budget: 30 evaluations per searching method (local-search, random-search)"), std::string::npos)
+      << text.out;
+  CliRun timed = devplace(cmd + " --budget 0.2 --json");
+  ASSERT_EQ(timed.exit_code, 0) << timed.err;
+  nlohmann::json jt = nlohmann::json::parse(timed.out);
+  EXPECT_TRUE(jt["budget"]["evaluations"].is_null());  // --budget alone: a time limit, no default count
+  EXPECT_DOUBLE_EQ(jt["budget"]["seconds"].get<double>(), 0.2);
+
+  CliRun help = devplace("compare --help");
+  EXPECT_NE(help.out.find(std::to_string(devplace::cli::kDefaultCompareEvaluations) + " evaluations each by default"), std::string::npos)
+      << help.out;
+}
+
 TEST(Cli, PlaceRlRunsWithinItsEvaluationsAndPrintsAStepTime) {
   CliRun r = devplace("place --method rl --evaluations 17 --graph zoo:layered:layers=4 --cluster k80x2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -440,6 +471,26 @@ TEST(Cli, CompareSuitePaperHasTheSixRowsOfTable1) {
     EXPECT_TRUE(row["speedup"].is_null());  // no method beside the paper's baselines
   }
   EXPECT_EQ(models, (std::set<std::string>{"RNNLM", "NMT", "Inception-V3"}));
+  EXPECT_EQ(j["budget"]["evaluations"].get<int64_t>(), devplace::cli::kDefaultCompareEvaluations);
+}
+
+TEST(Cli, CompareSuitePaperStatesTheSearchBudget) {
+  const std::string cmd = "compare --suite paper --methods expert,random-search --evaluations 5";
+  CliRun text = devplace(cmd);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("budget: 5 evaluations per searching method (random-search); each cell's evaluations in --json"),
+            std::string::npos)
+      << text.out;
+  CliRun r = devplace(cmd + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["budget"]["evaluations"].get<int64_t>(), 5);
+  ASSERT_EQ(j["rows"].size(), 6u);
+  for (const auto& row : j["rows"]) {
+    for (const auto& m : row["results"]) ASSERT_TRUE(m.contains("evaluations")) << m;
+    EXPECT_EQ(row["results"][1]["method"], "random-search");
+    EXPECT_EQ(row["results"][1]["evaluations"].get<int64_t>(), 5);
+  }
 }
 
 }  // namespace

@@ -37,6 +37,13 @@ TEST(ResolveMethods, DefaultLeavesOutReferenceAndLearnedMethods) {
   EXPECT_FALSE(contains(methods.value(), "exhaustive"));
   EXPECT_TRUE(contains(methods.value(), "cpu"));
   EXPECT_TRUE(contains(methods.value(), "local-search"));
+  EXPECT_TRUE(contains(methods.value(), "random-search"));
+}
+
+TEST(ResolveMethods, SearchingMethodsAreTheSearchAndLearnedRoles) {
+  for (const PlacerInfo& info : placer_registry())
+    EXPECT_EQ(is_searching(info.role), info.role == PlacerRole::kSearch || info.role == PlacerRole::kLearned) << info.name;
+  EXPECT_GT(kDefaultCompareEvaluations, 0);
 }
 
 TEST(ResolveMethods, WithLearnedAppendsTheLearnedMethodsLast) {

@@ -136,10 +136,16 @@ TEST(ReportCli, ReportPlaceAndCompareWriteTheirReports) {
   EXPECT_EQ(count(testing::slurp(placed), "<tr class=\"method-row"), 1u);
 
   const auto compared = testing::temp_file("c.html");
-  const testing::CliRun c = testing::devplace("compare --graph zoo:inception_v3 --cluster k80x2 --methods cpu,expert,m-etf --report '" +
-                                              compared.string() + "'");
+  const testing::CliRun c = testing::devplace(
+      "compare --graph zoo:inception_v3 --cluster k80x2 --methods cpu,expert,random-search --evaluations 7 --report '" +
+      compared.string() + "'");
   ASSERT_EQ(c.exit_code, 0) << c.err;
-  EXPECT_EQ(count(testing::slurp(compared), "<tr class=\"method-row"), 3u);
+  const std::string compared_html = testing::slurp(compared);
+  EXPECT_EQ(count(compared_html, "<tr class=\"method-row"), 3u);
+  // Each row's evaluations: none for cpu and expert, the budget's 7 for random-search.
+  EXPECT_NE(compared_html.find("<th>evaluations</th>"), std::string::npos);
+  EXPECT_EQ(count(compared_html, "<td>0</td></tr>"), 2u);
+  EXPECT_EQ(count(compared_html, "<td>7</td></tr>"), 1u);
 
   const testing::CliRun bad = testing::devplace("report --graph zoo:inception_v3 --cluster k80x2 --placement nosuch --out x.html");
   EXPECT_EQ(bad.exit_code, 2);
