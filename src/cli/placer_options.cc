@@ -46,10 +46,14 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
   options.push_back({"checkpoint-every", "N", "updates between checkpoints (default 10)"});
   options.push_back({"resume", "FILE", "continue a learned method's training from a checkpoint"});
   options.push_back({"threads", "N", "threads that evaluate a learned method's samples (default 1)"});
-  options.push_back({"recipe", "NAME", "a learned method's training: tuned (default: warm start, polish) or paper (as published)"});
-  options.push_back({"polish", "N", "evaluations of local search from a learned method's best placement (0: none)"});
-  options.push_back({"warm-start", "FROM", "what a learned method imitates first: search (tuned default: local-search's placement), fast (the best fast placer's) or none"});
-  options.push_back({"learning-rate", "X", "a learned method's Adam learning rate (default: rl 3e-4, hierarchical 1e-3, paper recipe 0.01)"});
+  options.push_back({"recipe", "NAME", "a learned method's training: default (PPO-style, entropy bonus) or paper (REINFORCE as published)"});
+  options.push_back({"warm-start", "FROM", "a first stage for a learned method: imitate search (local-search's placement) or fast (the best fast placer's); default none (renames the method, e.g. local-search>rl)"});
+  options.push_back({"polish", "N", "a last stage: N evaluations of local search from a learned method's best placement (default 0; renames the method, e.g. rl>local-search)"});
+  options.push_back({"learning-rate", "X", "a learned method's Adam learning rate (default 1e-3; paper recipe 0.01)"});
+  options.push_back({"samples", "K", "placements a learned method samples per update (default 16; paper recipe 8)"});
+  options.push_back({"epochs", "N", "a learned method's optimizer steps per batch of samples (default 4; paper recipe 1)"});
+  options.push_back({"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 1; paper recipe 0)"});
+  options.push_back({"entropy-weight", "X", "a learned method's entropy bonus at the start, falling to 0 (default 0.01; paper recipe 0)"});
   options.push_back({"policy-hidden", "N", "LSTM units per encoder direction of a learned method; the decoder has 2N (default 64)"});
   options.push_back({"attention", "KIND", "a learned method's attention: multiplicative (default, Luong) or additive (Bahdanau, the paper's)"});
   options.push_back({"distributed", "", "train a learned method over MPI (under mpirun): rank 0 holds the policy, the others sample"});
@@ -95,7 +99,7 @@ Result<PlacerRunOptions> placer_run_options(const Args& args) {
       return invalid_input("--resume: " + training.resume_path + ": no such checkpoint file");
   }
   if (auto text = args.get("recipe")) {
-    if (*text != "tuned" && *text != "paper") return invalid_input("--recipe: expected 'tuned' or 'paper', got '" + *text + "'");
+    if (*text != "default" && *text != "paper") return invalid_input("--recipe: expected 'default' or 'paper', got '" + *text + "'");
     training.paper_recipe = *text == "paper";
   }
   if (auto text = args.get("polish")) {
@@ -117,6 +121,23 @@ Result<PlacerRunOptions> placer_run_options(const Args& args) {
     if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(lr) || lr <= 0 || lr > 10)
       return invalid_input("--learning-rate: expected a number in (0, 10], got '" + *text + "'");
     training.learning_rate = lr;
+  }
+  DEVPLACE_ASSIGN_OR_RETURN(training.samples_per_update, positive_int(args, "samples", 0, kMaxSamples));
+  if (args.get("samples") && training.samples_per_update < 2) return invalid_input("--samples: expected at least 2 (samples are compared with each other), got '" + *args.get("samples") + "'");
+  DEVPLACE_ASSIGN_OR_RETURN(training.epochs, positive_int(args, "epochs", 0, kMaxEpochs));
+  if (auto text = args.get("entropy-weight")) {
+    double w = -1;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), w);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(w) || w < 0 || w > 100)
+      return invalid_input("--entropy-weight: expected a number in [0, 100], got '" + *text + "'");
+    training.entropy_weight = w;
+  }
+  if (auto text = args.get("elite-weight")) {
+    double w = -1;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), w);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(w) || w < 0 || w > 100)
+      return invalid_input("--elite-weight: expected a number in [0, 100], got '" + *text + "'");
+    training.elite_weight = w;
   }
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t hidden, positive_int(args, "policy-hidden", 0, kMaxPolicyHidden));
   training.policy_hidden = static_cast<int>(hidden);

@@ -25,7 +25,8 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options);
 // fill `training`: --iterations N, --checkpoint-every N (default 10) and
 // --threads N (default 1), each > 0; --training-log FILE, --checkpoint FILE,
 // --resume FILE (which must exist); --warm-start search|fast|none,
-// --learning-rate X, --policy-hidden N, --attention additive|multiplicative;
+// --learning-rate X, --samples K, --epochs N, --entropy-weight X,
+// --policy-hidden N, --attention additive|multiplicative;
 // the progress bar is on when stderr is a
 // terminal. An error is one line naming the flag (exit code 2).
 Result<PlacerRunOptions> placer_run_options(const Args& args);
@@ -34,5 +35,7 @@ Result<PlacerRunOptions> placer_run_options(const Args& args);
 inline constexpr int64_t kMaxIterations = 100'000'000;
 inline constexpr int64_t kMaxThreads = 1024;
 inline constexpr int64_t kMaxPolicyHidden = 4096;
+inline constexpr int64_t kMaxSamples = 4096;
+inline constexpr int64_t kMaxEpochs = 100;
 
 }  // namespace devplace::cli

@@ -39,7 +39,7 @@ enum class Distribution {
 
 // What a learned placer imitates before REINFORCE (--warm-start).
 enum class WarmStart {
-  kDefault,  // the recipe's: search for tuned, none for paper
+  kDefault,  // the recipe's: none
   kNone,     // a random policy
   kFast,     // the best placement of the paper's baselines and the fast algorithms
   kSearch,   // local-search's placement (it starts from the fast placers' best)
@@ -56,10 +56,14 @@ struct TrainingRunOptions {
   std::string resume_path;         // continue from this checkpoint ("" to start afresh)
   bool progress = false;           // draw a progress bar on stderr
   int threads = 1;                 // threads that evaluate the K samples of an update
-  bool paper_recipe = false;       // train as the 2017 paper did (no warm start, no polish)
-  int64_t polish_evaluations = -1; // local search from the best placement at the end; -1: the method's default
+  bool paper_recipe = false;       // train as the 2017 paper did (K = 8, moving-average baseline, plain REINFORCE)
+  int64_t polish_evaluations = -1; // local search from the best placement at the end; -1: none
   WarmStart warm_start = WarmStart::kDefault;
   double learning_rate = 0;        // REINFORCE's Adam; 0: the method's default
+  int64_t samples_per_update = 0;  // K; 0: the recipe's
+  int64_t epochs = 0;              // optimizer steps per batch; 0: the recipe's
+  double entropy_weight = -1;      // entropy bonus at the start; < 0: the recipe's
+  double elite_weight = -1;        // self-imitation of the policy's best samples; < 0: the recipe's
   int policy_hidden = 0;           // LSTM units per encoder direction (the decoder has twice); 0: the default
   AttentionKind attention = AttentionKind::kDefault;
   Distribution distributed = Distribution::kNone;  // --distributed [--sync], under mpirun
@@ -85,6 +89,11 @@ class Placer {
   // candidates never return one that runs out of memory when they saw one
   // that does not.
   virtual Result<Placement> place(const PlaceContext& context) = 0;
+  // What ran for this context, as tables and JSON name it: the name, or
+  // a pipeline of stages joined by '>' when the placer runs others around
+  // its own (a learned placer with --warm-start search and --polish:
+  // "local-search>rl>local-search").
+  virtual std::string label(const PlaceContext& context) const { return std::string(name()); }
 };
 
 // Where a placer stands in a comparison (`devplace compare` orders and

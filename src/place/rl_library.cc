@@ -60,6 +60,7 @@ class RlLibraryPlacer : public Placer {
     }
     return placer_->place(context);
   }
+  std::string label(const PlaceContext& context) const override { return placer_ ? placer_->label(context) : name_; }
 
  private:
   std::string name_;

@@ -13,14 +13,14 @@ Result<PlacerRun> run_placer(std::string_view method, const Problem& problem, Ev
   Rng rng(options.seed);
   const int64_t evaluations_before = evaluator.num_evaluations();
   const auto start = std::chrono::steady_clock::now();
-  DEVPLACE_ASSIGN_OR_RETURN(Placement placement,
-                            placer->place(PlaceContext{problem, grouping, evaluator, options.budget, rng, options.training}));
+  const PlaceContext context{problem, grouping, evaluator, options.budget, rng, options.training};
+  DEVPLACE_ASSIGN_OR_RETURN(Placement placement, placer->place(context));
   const double search_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const int64_t evaluations = evaluator.num_evaluations() - evaluations_before;
   DEVPLACE_RETURN_IF_ERROR(check_placement(problem, placement));
   DEVPLACE_ASSIGN_OR_RETURN(Evaluation evaluation, evaluator.evaluate(placement));
   PlacerRun run;
-  run.method = std::string(method);
+  run.method = placer->label(context);
   run.placement = std::move(placement);
   run.evaluation = std::move(evaluation);
   run.search_time_s = search_time_s;

@@ -24,7 +24,7 @@ struct PlacerRunOptions {
 };
 
 struct PlacerRun {
-  std::string method;
+  std::string method;         // what ran: Placer::label (a pipeline such as local-search>rl>local-search)
   Placement placement;
   Evaluation evaluation;      // of the returned placement
   double search_time_s = 0;   // wall-clock seconds of place()

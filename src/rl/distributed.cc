@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <thread>
 #include <vector>
@@ -116,12 +117,14 @@ Status run_controller(PlacementPolicy& policy, const Grouping& units, const Plac
   std::vector<double> times;
   std::vector<bool> valid;
   for (int64_t round = 0;; ++round) {
-    int64_t header[2] = {kStop, 0};
-    recv(header, 2, MPI_INT64_T, 0, kTagWork);
+    int64_t header[3] = {kStop, 0, 0};
+    recv(header, 3, MPI_INT64_T, 0, kTagWork);
     if (header[0] == kStop) return Status::ok_status();
     recv(params.data(), static_cast<int>(num_params), MPI_FLOAT, 0, kTagParams);
     set_parameters(policy, params);
     const int64_t it = header[1];
+    double entropy_weight = 0;
+    std::memcpy(&entropy_weight, &header[2], sizeof entropy_weight);
     torch::manual_seed(update_seed(seed_base, it, rank * 1'000'003LL + round));
     PolicySample sample = policy.sample(k, /*greedy=*/false, noise_at(options, it));
     const double before = local.best_cost;
@@ -130,11 +133,13 @@ Status run_controller(PlacementPolicy& policy, const Grouping& units, const Plac
     // A controller's moving-average baseline starts from its first batch.
     const std::vector<float> advantage = advantages(times, valid, round == 0 ? 0 : std::max<int64_t>(it, 1), options, local.baseline, stats);
     policy.zero_grad();
-    reinforce_loss(advantage, sample, nu).backward();
+    // One plain policy-gradient step per batch: PPO's later epochs would
+    // need the batch at the server.
+    policy_loss(advantage, sample, sample.log_prob.detach(), /*clip=*/0, entropy_weight).backward();
     double mean_reward = 0;
     for (double t : times) mean_reward += std::sqrt(t) / static_cast<double>(k);
     const ReportStats report{static_cast<double>(it), static_cast<double>(stats.num_valid), stats.mean_valid_time_s,
-                             sample.entropy.mean().item<double>() / std::max(1, nu),
+                             sample.entropy.mean().item<double>(),
                              local.best_cost < before ? local.best_cost : std::numeric_limits<double>::infinity(), mean_reward};
     std::vector<int32_t> best(local.best.begin(), local.best.end());
     best.resize(static_cast<size_t>(nu), 0);
@@ -163,6 +168,7 @@ Result<Placement> train_distributed(PlacementPolicy& policy, const Grouping& uni
   const uint64_t seed_base = ctx.rng.next_u64();
   torch::manual_seed(seed_base & 0x7fffffffffffffffULL);
   const size_t num_params = flat_parameters(policy).size();
+  const int64_t start_evaluations = ctx.evaluator.num_evaluations();
   const int controllers = size - 1;
   std::vector<int32_t> answer(static_cast<size_t>(ctx.problem.num_ops()));
 
@@ -187,21 +193,39 @@ Result<Placement> train_distributed(PlacementPolicy& policy, const Grouping& uni
 
   InterruptScope interrupt_scope;
   bool interrupted = false;
+  const int64_t first_iteration = state.iteration;
+  const int64_t evaluations_before = state.evaluations;
+  int64_t samples = 0;
+  // --evaluations bounds the samples of all controllers together, with one
+  // evaluation kept for the greedy decode and the polish's share.
+  const int64_t eval_budget = ctx.budget.evaluations;
+  if (eval_budget > 0) options.polish_evaluations = std::min(options.polish_evaluations, eval_budget / 4);
+  int64_t in_flight = 0;  // batches sent and not yet received
   auto more_updates = [&] {
     if (interrupt_requested()) interrupted = true;
+    if (eval_budget > 0 &&
+        (ctx.evaluator.num_evaluations() - start_evaluations) + samples + (in_flight + 1) * k + 1 + options.polish_evaluations > eval_budget)
+      return false;
     return !interrupted && state.iteration < iterations && !(ctx.budget.seconds > 0 && clock.exhausted());
   };
-  const int64_t first_iteration = state.iteration;
-  int64_t samples = 0;
+  auto fraction = [&] {
+    double f = iterations == std::numeric_limits<int64_t>::max() ? clock.progress()
+                                                                 : static_cast<double>(state.iteration) / static_cast<double>(iterations);
+    if (eval_budget > 0) f = std::max(f, static_cast<double>(samples) / static_cast<double>(eval_budget));
+    return std::min(1.0, f);
+  };
   auto send_work = [&](int dest) {
     const std::vector<float> params = flat_parameters(policy);
-    const int64_t header[2] = {kWork, state.iteration};
-    send(header, 2, MPI_INT64_T, dest, kTagWork);
+    const double entropy_weight = entropy_weight_at(options, state.evaluations);
+    int64_t header[3] = {kWork, state.iteration, 0};
+    std::memcpy(&header[2], &entropy_weight, sizeof entropy_weight);
+    send(header, 3, MPI_INT64_T, dest, kTagWork);
+    ++in_flight;
     send(params.data(), static_cast<int>(params.size()), MPI_FLOAT, dest, kTagParams);
   };
   auto send_stop = [&](int dest) {
-    const int64_t header[2] = {kStop, state.iteration};
-    send(header, 2, MPI_INT64_T, dest, kTagWork);
+    const int64_t header[3] = {kStop, state.iteration, 0};
+    send(header, 3, MPI_INT64_T, dest, kTagWork);
   };
   std::vector<int32_t> best_row(static_cast<size_t>(nu));
   std::vector<float> grad(num_params), sum(num_params);
@@ -213,6 +237,7 @@ Result<Placement> train_distributed(PlacementPolicy& policy, const Grouping& uni
     recv(best_row.data(), nu, MPI_INT32_T, from, kTagBest);
     recv(grad.data(), static_cast<int>(num_params), MPI_FLOAT, from, kTagGrad);
     samples += k;
+    --in_flight;
     if (report.best_cost < state.best_cost) {
       state.best_cost = report.best_cost;
       state.best.assign(best_row.begin(), best_row.end());
@@ -229,9 +254,8 @@ Result<Placement> train_distributed(PlacementPolicy& policy, const Grouping& uni
     state.baseline = state.iteration == 0 ? report.mean_reward
                                           : options.baseline_decay * state.baseline + (1 - options.baseline_decay) * report.mean_reward;
     ++state.iteration;
-    const double done = iterations == std::numeric_limits<int64_t>::max() ? clock.progress()
-                                                                          : static_cast<double>(state.iteration) / static_cast<double>(iterations);
-    return run.record(samples, report.mean_valid_time_s, report.entropy, valid_fraction, lr, std::min(1.0, done));
+    state.evaluations = evaluations_before + samples;
+    return run.record(state.evaluations, report.mean_valid_time_s, report.entropy, valid_fraction, lr, fraction());
   };
 
   Status failed;

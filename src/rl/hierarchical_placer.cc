@@ -13,6 +13,7 @@ namespace {
 class HierarchicalPlacer : public Placer {
  public:
   std::string_view name() const override { return "hierarchical"; }
+  std::string label(const PlaceContext& ctx) const override { return pipeline_label(name(), ctx.training); }
 
   Result<Placement> place(const PlaceContext& ctx) override {
     const Rng search_rng = ctx.rng;  // as local-search would draw: the warm start repeats it

@@ -56,7 +56,7 @@ torch::Tensor HierarchicalPolicy::unit_devices(const torch::Tensor& assignment, 
 }
 
 PolicySample HierarchicalPolicy::sample(int64_t k, bool greedy, double noise_std) {
-  const torch::Tensor logp = torch::log_softmax(grouper_out_->forward(torch::relu(grouper_in_->forward(features_))), 1);  // [U, N]
+  const torch::Tensor logp = grouper_log_prob();  // [U, N]
   torch::Tensor assignment;  // [K, U]
   {
     torch::NoGradGuard no_grad;
@@ -67,21 +67,24 @@ PolicySample HierarchicalPolicy::sample(int64_t k, bool greedy, double noise_std
       assignment = (logp.unsqueeze(0) + gumbel).argmax(2);
     }
   }
-  const torch::Tensor logp_k = logp.unsqueeze(0).expand({k, num_units_, groups_});
-  const torch::Tensor group_log_prob = logp_k.gather(2, assignment.unsqueeze(2)).squeeze(2).sum(1);
-  const torch::Tensor p = logp.exp();
-  const torch::Tensor group_entropy = (-(p * logp).sum(1).sum()).expand({k});
   auto [inputs, allowed] = group_inputs(assignment);
   const PolicySample placed = placer_->forward(inputs, allowed, k, greedy, noise_std);
-  torch::Tensor devices;
-  {
-    torch::NoGradGuard no_grad;
-    devices = unit_devices(assignment, placed.devices);
-  }
-  return {devices, group_log_prob + placed.log_prob, group_entropy + placed.entropy};
+  return combine(logp, assignment, placed);
 }
 
-torch::Tensor HierarchicalPolicy::log_prob_of(const torch::Tensor& devices) {
+PolicySample HierarchicalPolicy::evaluate(const torch::Tensor& actions) {
+  const int64_t k = actions.size(0);
+  const torch::Tensor assignment = actions.narrow(1, 0, num_units_).contiguous();
+  const torch::Tensor group_devices = actions.narrow(1, num_units_, groups_).contiguous();
+  auto [inputs, allowed] = group_inputs(assignment);
+  // A forced device the group may not use (imitation) would have
+  // probability 0: allow it. Sampled devices are allowed already.
+  allowed = allowed.logical_or(torch::one_hot(group_devices, num_devices_).to(torch::kBool));
+  const PolicySample placed = placer_->forward(inputs, allowed, k, /*greedy=*/false, 0.0, group_devices);
+  return combine(grouper_log_prob(), assignment, placed);
+}
+
+torch::Tensor HierarchicalPolicy::actions_for(const torch::Tensor& devices) {
   const int64_t k = devices.size(0);
   const int64_t per_device = std::max<int64_t>(1, groups_ / num_devices_);
   // The forced grouping: a device's units all go to the first group of its
@@ -97,13 +100,25 @@ torch::Tensor HierarchicalPolicy::log_prob_of(const torch::Tensor& devices) {
     for (int64_t n = 0; n < groups_; ++n) gd[s][n] = std::min<int64_t>(n / per_device, num_devices_ - 1);
     for (int32_t u = 0; u < num_units_; ++u) asg[s][u] = std::min<int64_t>(dev[s][u] * per_device, groups_ - 1);
   }
-  const torch::Tensor logp = torch::log_softmax(grouper_out_->forward(torch::relu(grouper_in_->forward(features_))), 1);
-  const torch::Tensor group_log_prob = logp.unsqueeze(0).expand({k, num_units_, groups_}).gather(2, assignment.unsqueeze(2)).squeeze(2).sum(1);
-  auto [inputs, allowed] = group_inputs(assignment);
-  // A forced device the group may not use would have probability 0: allow it.
-  allowed = allowed.logical_or(torch::one_hot(group_devices, num_devices_).to(torch::kBool));
-  const PolicySample placed = placer_->forward(inputs, allowed, k, /*greedy=*/false, 0.0, group_devices);
-  return group_log_prob + placed.log_prob;
+  return torch::cat({assignment, group_devices}, 1);
+}
+
+torch::Tensor HierarchicalPolicy::grouper_log_prob() {
+  return torch::log_softmax(grouper_out_->forward(torch::relu(grouper_in_->forward(features_))), 1);
+}
+
+PolicySample HierarchicalPolicy::combine(const torch::Tensor& logp, const torch::Tensor& assignment, const PolicySample& placed) const {
+  const int64_t k = assignment.size(0);
+  const torch::Tensor logp_k = logp.unsqueeze(0).expand({k, num_units_, groups_});
+  const torch::Tensor group_log_prob = logp_k.gather(2, assignment.unsqueeze(2)).squeeze(2);   // [K, U]
+  const torch::Tensor group_entropy = (-(logp.exp() * logp).sum(1)).unsqueeze(0).expand({k, num_units_});  // [K, U]
+  torch::Tensor devices;
+  {
+    torch::NoGradGuard no_grad;
+    devices = unit_devices(assignment, placed.devices);
+  }
+  return {devices, torch::cat({assignment, placed.actions}, 1), torch::cat({group_log_prob, placed.log_prob}, 1),
+          torch::cat({group_entropy, placed.entropy}, 1)};
 }
 
 }  // namespace devplace::rl

@@ -41,14 +41,21 @@ class HierarchicalPolicy : public PlacementPolicy {
   // `units` is the co-location grouping of `problem`.
   HierarchicalPolicy(const Problem& problem, const Grouping& units, const HierarchicalOptions& options);
 
+  // The actions are [K, U + N]: each unit's group, then each group's device.
   PolicySample sample(int64_t k, bool greedy, double noise_std) override;
+  PolicySample evaluate(const torch::Tensor& actions) override;
   // Imitation of a unit placement: each device's units go to the first of
   // a block of N / devices groups, placed on that device.
-  torch::Tensor log_prob_of(const torch::Tensor& devices) override;
+  torch::Tensor actions_for(const torch::Tensor& devices) override;
 
   int num_groups() const { return static_cast<int>(groups_); }
 
  private:
+  // The grouper's log-probabilities [U, N].
+  torch::Tensor grouper_log_prob();
+  // A sample from the grouper's log-probabilities, K groupings [K, U] and
+  // the placer's sample over them.
+  PolicySample combine(const torch::Tensor& logp, const torch::Tensor& assignment, const PolicySample& placed) const;
   // Group inputs and allowed devices for K groupings [K, U].
   std::pair<torch::Tensor, torch::Tensor> group_inputs(const torch::Tensor& assignment) const;
   // Unit devices [K, U] from group devices [K, N], honouring each unit's

@@ -140,10 +140,10 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
   const torch::Tensor context = attention_context(states, enc, keys, additive, attend_decoder_, attend_score_);
   const torch::Tensor logits = clip * torch::tanh(out_->forward(torch::cat({states, context}, 2)) * inv_temperature) + offset;
   const torch::Tensor logp = torch::log_softmax(logits, 2);  // [K, G, D]
-  const torch::Tensor log_prob = logp.gather(2, devices.unsqueeze(2)).squeeze(2).sum(1);
+  const torch::Tensor log_prob = logp.gather(2, devices.unsqueeze(2)).squeeze(2);  // [K, G]
   const torch::Tensor p = logp.exp();
-  const torch::Tensor entropy = -(p * torch::where(p > 0, logp, torch::zeros_like(logp))).sum(2).sum(1);
-  return {devices.contiguous(), log_prob, entropy};
+  const torch::Tensor entropy = -(p * torch::where(p > 0, logp, torch::zeros_like(logp))).sum(2);  // [K, G]
+  return {devices.contiguous(), devices.contiguous(), log_prob, entropy};
 }
 
 Seq2SeqPolicy::Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options)
@@ -155,8 +155,10 @@ PolicySample Seq2SeqPolicy::sample(int64_t k, bool greedy, double noise_std) {
   return net_->forward(features_, allowed_, k, greedy, noise_std);
 }
 
-torch::Tensor Seq2SeqPolicy::log_prob_of(const torch::Tensor& devices) {
-  return net_->forward(features_, allowed_, devices.size(0), /*greedy=*/false, 0.0, devices).log_prob;
+PolicySample Seq2SeqPolicy::evaluate(const torch::Tensor& actions) {
+  return net_->forward(features_, allowed_, actions.size(0), /*greedy=*/false, 0.0, actions);
 }
+
+torch::Tensor Seq2SeqPolicy::actions_for(const torch::Tensor& devices) { return devices; }
 
 }  // namespace devplace::rl

@@ -65,6 +65,7 @@ class Seq2SeqNetImpl : public torch::nn::Module {
   // - forced undefined, greedy true: the most likely device at each step;
   // - forced [K, G] int64: those devices (teacher forcing), with their
   //   log-probabilities.
+  // log_prob and entropy are per step, [K, G].
   PolicySample forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
                        double noise_std, const torch::Tensor& forced = {});
 
@@ -88,7 +89,9 @@ class Seq2SeqPolicy : public PlacementPolicy {
   // features [G, F], allowed [G, D] bool.
   Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options);
   PolicySample sample(int64_t k, bool greedy, double noise_std) override;
-  torch::Tensor log_prob_of(const torch::Tensor& devices) override;
+  PolicySample evaluate(const torch::Tensor& actions) override;
+  // One decision per group: the actions are the devices.
+  torch::Tensor actions_for(const torch::Tensor& devices) override;
 
  private:
   torch::Tensor features_, allowed_;  // [1, G, F], [1, G, D]

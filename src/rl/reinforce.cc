@@ -27,12 +27,26 @@ constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
 
 }  // namespace
 
+Status check_finite(const torch::Tensor& loss, std::string_view method, int64_t it) {
+  const double v = loss.item<double>();
+  if (std::isfinite(v)) return Status::ok_status();
+  return internal_error(std::string(method) + ": the training loss became non-finite at update " + std::to_string(it + 1) +
+                        " (a step time the evaluator returned is absurd, or the learning rate is too large)");
+}
+
 ReinforceOptions paper_recipe(ReinforceOptions o) {
+  o.samples_per_update = 8;
   o.learning_rate = 0.01;
-  o.batch_baseline = false;
+  o.advantage = AdvantageKind::kMovingAverage;
+  o.epochs = 1;
+  o.clip = 0;
+  o.entropy_weight = 0;
   o.initial_noise = 0.5;
+  o.valid_only_after = 50;
   o.warm_start = WarmStart::kNone;
   o.polish_evaluations = 0;
+  o.elites = 0;
+  o.elite_weight = 0;
   return o;
 }
 
@@ -40,9 +54,22 @@ ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptio
   ReinforceOptions options = ctx.training.paper_recipe ? paper_recipe(given) : given;
   if (ctx.training.polish_evaluations >= 0) options.polish_evaluations = ctx.training.polish_evaluations;
   if (ctx.training.warm_start != WarmStart::kDefault) options.warm_start = ctx.training.warm_start;
-  if (options.warm_start == WarmStart::kDefault) options.warm_start = WarmStart::kSearch;
+  if (options.warm_start == WarmStart::kDefault) options.warm_start = WarmStart::kNone;
   if (ctx.training.learning_rate > 0) options.learning_rate = ctx.training.learning_rate;
+  if (ctx.training.samples_per_update > 0) options.samples_per_update = ctx.training.samples_per_update;
+  if (ctx.training.epochs > 0) options.epochs = ctx.training.epochs;
+  if (ctx.training.entropy_weight >= 0) options.entropy_weight = ctx.training.entropy_weight;
+  if (ctx.training.elite_weight >= 0) options.elite_weight = ctx.training.elite_weight;
   return options;
+}
+
+std::string pipeline_label(std::string_view method, const TrainingRunOptions& training) {
+  std::string label;
+  if (training.warm_start == WarmStart::kSearch) label = "local-search>";
+  if (training.warm_start == WarmStart::kFast) label = "fast>";
+  label += method;
+  if (training.polish_evaluations > 0) label += ">local-search";
+  return label;
 }
 
 uint64_t update_seed(uint64_t seed_base, int64_t it, int64_t worker) {
@@ -68,7 +95,7 @@ void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
 }
 
 Status score_samples(const torch::Tensor& devices, const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options,
-                     TrainState& state, std::vector<double>& times, std::vector<bool>& valid) {
+                     TrainState& state, std::vector<double>& times, std::vector<bool>& valid, std::vector<double>* costs) {
   const int nu = units.num_groups();
   const int64_t n = devices.size(0);
   const auto acc = devices.accessor<int64_t, 2>();
@@ -82,10 +109,12 @@ Status score_samples(const torch::Tensor& devices, const Grouping& units, const 
   std::vector<Result<Evaluation>> results = ctx.evaluator.evaluate_all(placements, std::max(1, ctx.training.threads));
   times.assign(n, 0);
   valid.assign(n, false);
+  if (costs != nullptr) costs->assign(n, 0);
   for (int64_t s = 0; s < n; ++s) {
     if (!results[s].ok()) return results[s].error();
     const Evaluation& e = results[s].value();
     const double cost = search_cost_s(ctx.problem, e);
+    if (costs != nullptr) (*costs)[s] = cost;
     if (cost < state.best_cost) {
       state.best_cost = cost;
       state.best = rows[s];
@@ -96,14 +125,42 @@ Status score_samples(const torch::Tensor& devices, const Grouping& units, const 
   return Status::ok_status();
 }
 
+void keep_elites(const torch::Tensor& actions, const std::vector<double>& costs, int64_t capacity, TrainState& state) {
+  if (capacity <= 0) return;
+  const torch::Tensor rows = actions.contiguous();
+  const int64_t na = rows.size(1);
+  for (int64_t s = 0; s < rows.size(0); ++s) {
+    const double cost = costs[static_cast<size_t>(s)];
+    if (static_cast<int64_t>(state.elite_costs.size()) >= capacity && cost >= state.elite_costs.back()) continue;
+    std::vector<int64_t> row(rows[s].data_ptr<int64_t>(), rows[s].data_ptr<int64_t>() + na);
+    if (std::find(state.elite_actions.begin(), state.elite_actions.end(), row) != state.elite_actions.end()) continue;
+    const size_t at = static_cast<size_t>(std::upper_bound(state.elite_costs.begin(), state.elite_costs.end(), cost) - state.elite_costs.begin());
+    state.elite_costs.insert(state.elite_costs.begin() + static_cast<std::ptrdiff_t>(at), cost);
+    state.elite_actions.insert(state.elite_actions.begin() + static_cast<std::ptrdiff_t>(at), std::move(row));
+    if (static_cast<int64_t>(state.elite_costs.size()) > capacity) {
+      state.elite_costs.pop_back();
+      state.elite_actions.pop_back();
+    }
+  }
+}
+
+torch::Tensor elite_tensor(const TrainState& state) {
+  if (state.elite_actions.empty()) return {};
+  const int64_t ne = static_cast<int64_t>(state.elite_actions.size());
+  const int64_t na = static_cast<int64_t>(state.elite_actions[0].size());
+  torch::Tensor t = torch::empty({ne, na}, torch::kLong);
+  for (int64_t e = 0; e < ne; ++e) std::copy(state.elite_actions[e].begin(), state.elite_actions[e].end(), t[e].data_ptr<int64_t>());
+  return t;
+}
+
 std::vector<float> advantages(const std::vector<double>& times, const std::vector<bool>& valid, int64_t it,
                               const ReinforceOptions& options, double& baseline, UpdateStats& stats) {
   const size_t k = times.size();
-  std::vector<float> rewards(k);
+  std::vector<double> rewards(k);
   double mean_reward = 0, valid_time = 0;
   stats.num_valid = 0;
   for (size_t s = 0; s < k; ++s) {
-    rewards[s] = static_cast<float>(std::sqrt(times[s]));
+    rewards[s] = std::sqrt(times[s]);
     mean_reward += rewards[s];
     if (valid[s]) {
       valid_time += times[s];
@@ -113,42 +170,84 @@ std::vector<float> advantages(const std::vector<double>& times, const std::vecto
   mean_reward /= static_cast<double>(k);
   stats.mean_valid_time_s = stats.num_valid > 0 ? valid_time / static_cast<double>(stats.num_valid) : std::numeric_limits<double>::quiet_NaN();
   baseline = it == 0 ? mean_reward : options.baseline_decay * baseline + (1 - options.baseline_decay) * mean_reward;
+  std::vector<float> out(k, 0.0f);
+  if (options.advantage == AdvantageKind::kNormalized) {
+    // Standardised over the samples that fit (over all when none does).
+    const bool some_valid = stats.num_valid > 0;
+    double sum = 0, sum_sq = 0, n = 0;
+    for (size_t s = 0; s < k; ++s) {
+      if (some_valid && !valid[s]) continue;
+      sum += rewards[s];
+      sum_sq += rewards[s] * rewards[s];
+      n += 1;
+    }
+    const double mean = sum / n;
+    const double var = std::max(0.0, sum_sq / n - mean * mean);
+    // Equal rewards (a policy sure of everything) teach nothing.
+    const double scale = var > 1e-18 * mean * mean ? 1.0 / std::sqrt(var) : 0.0;
+    float lowest = 0.0f;
+    for (size_t s = 0; s < k; ++s) {
+      if (some_valid && !valid[s]) continue;
+      out[s] = static_cast<float>((mean - rewards[s]) * scale);
+      lowest = std::min(lowest, out[s]);
+    }
+    for (size_t s = 0; s < k; ++s) {
+      if (some_valid && !valid[s]) out[s] = lowest - 1.0f;
+    }
+    return out;
+  }
   // After valid_only_after updates, samples that do not fit teach nothing
   // (when some sample fits).
-  std::vector<float> weight(k, 1.0f);
+  std::vector<double> weight(k, 1.0);
   if (options.valid_only_after >= 0 && it >= options.valid_only_after && stats.num_valid > 0) {
-    for (size_t s = 0; s < k; ++s) weight[s] = valid[s] ? 1.0f : 0.0f;
+    for (size_t s = 0; s < k; ++s) weight[s] = valid[s] ? 1.0 : 0.0;
   }
   double sum_weighted = 0, sum_weight = 0;
   for (size_t s = 0; s < k; ++s) {
     sum_weighted += weight[s] * rewards[s];
     sum_weight += weight[s];
   }
-  std::vector<float> out(k);
   for (size_t s = 0; s < k; ++s) {
     // Leave-one-out mean of the other samples that count.
     const double others = sum_weight - weight[s] > 0 ? (sum_weighted - weight[s] * rewards[s]) / (sum_weight - weight[s]) : rewards[s];
-    const double b = options.batch_baseline ? others : baseline;
-    out[s] = weight[s] * static_cast<float>(rewards[s] - b);
+    const double b = options.advantage == AdvantageKind::kLeaveOneOut ? others : baseline;
+    out[s] = static_cast<float>(weight[s] * (b - rewards[s]));
   }
   return out;
 }
 
-torch::Tensor reinforce_loss(const std::vector<float>& advantage, const PolicySample& sample, int num_units) {
-  const int64_t k = static_cast<int64_t>(advantage.size());
-  return (torch::tensor(advantage) * sample.log_prob).sum() / static_cast<double>(k * std::max(1, num_units));
+torch::Tensor policy_loss(const std::vector<float>& advantage, const PolicySample& now, const torch::Tensor& sampled_log_prob,
+                          double clip, double entropy_weight) {
+  const torch::Tensor a = torch::tensor(advantage).unsqueeze(1);  // [K, 1]
+  torch::Tensor surrogate;
+  if (clip > 0) {
+    const torch::Tensor ratio = torch::exp(now.log_prob - sampled_log_prob);  // [K, A]
+    surrogate = torch::min(ratio * a, torch::clamp(ratio, 1.0 - clip, 1.0 + clip) * a);
+  } else {
+    surrogate = a * now.log_prob;
+  }
+  torch::Tensor loss = -surrogate.mean();
+  if (entropy_weight > 0) loss = loss - entropy_weight * now.entropy.mean();
+  return loss;
+}
+
+double entropy_weight_at(const ReinforceOptions& options, int64_t evaluations) {
+  if (options.entropy_half_life <= 0) return options.entropy_weight;
+  return options.entropy_weight * std::exp2(-static_cast<double>(std::max<int64_t>(0, evaluations)) / static_cast<double>(options.entropy_half_life));
 }
 
 namespace {
 
 // The placement the warm start imitates, per unit.
 Result<ScoredDevices> warm_start_target(const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options, Rng& rng) {
-  if (options.warm_start == WarmStart::kFast) return best_fast_placement(PlaceContext{ctx.problem, units, ctx.evaluator, Budget{}, rng});
-  // local-search's own evaluations, capped by a quarter of an evaluation
-  // budget and a share of a time budget.
+  // At most a quarter of an evaluation budget (at least one evaluation).
+  const int64_t quarter = std::max<int64_t>(1, ctx.budget.evaluations / 4);
+  if (options.warm_start == WarmStart::kFast)
+    return best_fast_placement(PlaceContext{ctx.problem, units, ctx.evaluator, Budget{0, ctx.budget.evaluations > 0 ? quarter : 0}, rng});
+  // local-search's own evaluations, capped by that quarter and a share of
+  // a time budget.
   Budget budget{ctx.budget.seconds * options.warm_start_time_share, options.warm_start_search_evaluations};
-  if (ctx.training.iterations <= 0 && ctx.budget.evaluations > 0)
-    budget.evaluations = std::max<int64_t>(1, std::min(budget.evaluations, ctx.budget.evaluations / 4));
+  if (ctx.budget.evaluations > 0) budget.evaluations = std::min(budget.evaluations, quarter);
   const Grouping& grouping = options.warm_start_grouping != nullptr ? *options.warm_start_grouping : units;
   // Thousands of measured runs would cost more than the training: with a
   // measurer the search runs on the simulator, and only its answer is
@@ -217,7 +316,7 @@ Result<Placement> polish(const Grouping& units, const PlaceContext& ctx, uint64_
   Rng polish_rng(seed_base ^ 0x504f4c495348ULL);
   const PlaceContext polish_ctx{ctx.problem, units, ctx.evaluator, Budget{seconds, evaluations}, polish_rng};
   const SearchClock polish_clock(polish_ctx.budget, ctx.evaluator, evaluations);
-  return local_search_from(polish_ctx, state.best, polish_clock);
+  return local_search_from(polish_ctx, ScoredDevices{state.best, state.best_cost}, polish_clock);
 }
 
 Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units, const PlaceContext& ctx,
@@ -232,27 +331,31 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
   // What draws before the first update draws from the seed.
   torch::manual_seed(seed_base & 0x7fffffffffffffffULL);
 
-  // The budget: --iterations, else the evaluations (K per update, with a
-  // quarter at most kept for the polish, and the greedy decode), else the
-  // default; a time budget alone trains until the clock runs out.
+  // The budget: --iterations and --evaluations both bound the updates
+  // (with an evaluation budget, a quarter at most is kept for the polish,
+  // and one evaluation for the greedy decode); a time budget alone trains
+  // until the clock runs out; without any, the default update count.
   const int64_t start_evaluations = ctx.evaluator.num_evaluations();
   auto used = [&] { return ctx.evaluator.num_evaluations() - start_evaluations; };
-  const int64_t eval_budget = training.iterations > 0 ? 0 : ctx.budget.evaluations;
+  const int64_t eval_budget = ctx.budget.evaluations;
   if (eval_budget > 0) options.polish_evaluations = std::min(options.polish_evaluations, eval_budget / 4);
   const int64_t iterations = training.iterations > 0 ? training.iterations
                              : eval_budget > 0 || ctx.budget.seconds > 0 ? kUnbounded
                                                                          : options.default_iterations;
-  auto more_updates = [&](int64_t it) {
-    if (it >= iterations) return false;
-    if (eval_budget > 0 && used() + k + 1 + options.polish_evaluations > eval_budget) return it == 0;  // one update at least
-    return true;
+  // Samples the next update may draw: K, fewer at the end of an evaluation
+  // budget (at least 2, so that they can be compared), 0 when it is spent.
+  auto samples_for = [&](int64_t it) -> int64_t {
+    if (it >= iterations) return 0;
+    if (eval_budget <= 0) return k;
+    const int64_t left = eval_budget - used() - 1 - options.polish_evaluations;
+    return left >= k ? k : left >= 2 ? left : 0;
   };
   // With a time budget, the polish keeps a share of it.
   const double train_seconds = ctx.budget.seconds * (options.polish_evaluations > 0 ? 1.0 - options.polish_time_share : 1.0);
   const SearchClock clock(Budget{train_seconds, 0}, ctx.evaluator, 0);
   auto fraction_done = [&](int64_t it) {
     double f = iterations == kUnbounded ? 0.0 : static_cast<double>(it) / static_cast<double>(iterations);
-    if (eval_budget > 0) f = std::max(f, static_cast<double>(used()) / static_cast<double>(eval_budget - options.polish_evaluations));
+    if (eval_budget > 0) f = std::max(f, static_cast<double>(used()) / static_cast<double>(std::max<int64_t>(1, eval_budget - options.polish_evaluations)));
     if (ctx.budget.seconds > 0) f = std::max(f, clock.progress());
     return std::min(1.0, f);
   };
@@ -266,9 +369,9 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
 
   InterruptScope interrupt_scope;
   bool interrupted = false;
-  std::vector<double> times;
+  std::vector<double> times, costs;
   std::vector<bool> valid;
-  while (more_updates(state.iteration)) {
+  for (int64_t n = samples_for(state.iteration); n > 0; n = samples_for(state.iteration)) {
     const int64_t it = state.iteration;
     if (interrupt_requested()) {
       interrupted = true;
@@ -278,33 +381,49 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
     torch::manual_seed(update_seed(seed_base, it));
     const double lr = learning_rate_at(options, it);
     set_learning_rate(optimizer, lr);
+    const double entropy_weight = entropy_weight_at(options, state.evaluations);
 
-    PolicySample sample = policy.sample(k, /*greedy=*/false, noise_at(options, it));
-    DEVPLACE_RETURN_IF_ERROR(score_samples(sample.devices, units, ctx, options, state, times, valid));
+    PolicySample sample = policy.sample(n, /*greedy=*/false, noise_at(options, it));
+    const int64_t before = used();
+    DEVPLACE_RETURN_IF_ERROR(score_samples(sample.devices, units, ctx, options, state, times, valid, &costs));
+    state.evaluations += used() - before;
+    keep_elites(sample.actions, costs, options.elites, state);
+    const torch::Tensor elites = options.elite_weight > 0 ? elite_tensor(state) : torch::Tensor();
     UpdateStats stats;
     const std::vector<float> advantage = advantages(times, valid, it, options, state.baseline, stats);
-    const torch::Tensor loss = reinforce_loss(advantage, sample, nu);
-    optimizer.zero_grad();
-    loss.backward();
-    torch::nn::utils::clip_grad_norm_(policy.parameters(), options.grad_clip);
-    optimizer.step();
+    const torch::Tensor sampled_log_prob = sample.log_prob.detach();
+    const double entropy = sample.entropy.mean().item<double>();
+    for (int64_t epoch = 0; epoch < std::max<int64_t>(1, options.epochs); ++epoch) {
+      // The first epoch's log-probabilities are the sample's own.
+      const PolicySample now = epoch == 0 ? sample : policy.evaluate(sample.actions);
+      torch::Tensor loss = policy_loss(advantage, now, sampled_log_prob, options.clip, entropy_weight);
+      // Self-imitation: the policy's own best samples so far, once per batch.
+      if (epoch == 0 && elites.defined()) loss = loss - options.elite_weight * policy.evaluate(elites).log_prob.mean();
+      DEVPLACE_RETURN_IF_ERROR(check_finite(loss, method, it));
+      optimizer.zero_grad();
+      loss.backward();
+      torch::nn::utils::clip_grad_norm_(policy.parameters(), options.grad_clip);
+      optimizer.step();
+    }
     ++state.iteration;  // before the record, so that a checkpoint counts this update
-    const double entropy = sample.entropy.mean().item<double>() / std::max(1, nu);
-    DEVPLACE_RETURN_IF_ERROR(run.record(state.iteration * k, stats.mean_valid_time_s, entropy,
-                                        static_cast<double>(stats.num_valid) / static_cast<double>(k), lr,
+    DEVPLACE_RETURN_IF_ERROR(run.record(state.evaluations, stats.mean_valid_time_s, entropy,
+                                        static_cast<double>(stats.num_valid) / static_cast<double>(n), lr,
                                         fraction_done(state.iteration)));
   }
   run.finish_bar();
 
   if (interrupted) {
     DEVPLACE_RETURN_IF_ERROR(run.save_interrupted());
+    if (state.best.empty()) return internal_error(std::string(method) + ": interrupted before any placement was evaluated");
     return units.to_placement(state.best);
   }
-  DEVPLACE_RETURN_IF_ERROR(greedy_decode(policy, units, ctx, options, seed_base, state));
+  if (eval_budget <= 0 || used() < eval_budget) DEVPLACE_RETURN_IF_ERROR(greedy_decode(policy, units, ctx, options, seed_base, state));
+  if (state.best.empty()) return internal_error(std::string(method) + ": the budget allowed no evaluation");
   if (!training.checkpoint_path.empty()) DEVPLACE_RETURN_IF_ERROR(run.checkpoint(training.checkpoint_path));
   const double left_s = ctx.budget.seconds > 0 ? std::max(1e-3, ctx.budget.seconds - run.wall_s() + state.elapsed_s) : 0.0;
-  const int64_t polish_evaluations =
-      options.polish_evaluations <= 0 ? 0 : eval_budget > 0 ? std::max<int64_t>(1, eval_budget - used()) : options.polish_evaluations;
+  const int64_t polish_evaluations = options.polish_evaluations <= 0 ? 0
+                                     : eval_budget > 0            ? std::max<int64_t>(0, eval_budget - used())
+                                                                  : options.polish_evaluations;
   return polish(units, ctx, seed_base, state, polish_evaluations, left_s);
 }
 

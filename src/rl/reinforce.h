@@ -1,17 +1,24 @@
 // File: reinforce.h
 // train_reinforce: the training loop the learned placers share (Mirhoseini
 // et al. 2017, section 3.2), and what makes it a tool:
-// - each update samples K placements, evaluates them (on TrainingRunOptions::
-//   threads threads when the evaluator can fork), and takes one Adam step on
-//   the REINFORCE loss mean((sqrt(t) - b) * log p), b an exponential moving
-//   average of the mean reward; an OOM or failed placement counts as
-//   failed_step_time_s; gradients are clipped to global norm 1;
+// - each update samples K placements from the policy and evaluates them
+//   (on TrainingRunOptions::threads threads when the evaluator can fork);
+//   an OOM or failed placement counts as failed_step_time_s;
+// - each sample's advantage comes from sqrt(step time) (AdvantageKind);
+// - then `epochs` Adam steps on the batch, each on the clipped surrogate
+//   -mean(min(r A, clip(r, 1 - c, 1 + c) A)) over every decision of every
+//   sample, r the decision's probability ratio to the sampling policy's
+//   (with one epoch, r = 1 and this is REINFORCE's mean(-A log p)), minus
+//   the entropy weight times the mean entropy per decision; gradients are
+//   clipped to global norm 1;
 // - the learning rate decays by lr_decay every lr_decay_every updates after
 //   lr_decay_start (TensorFlow's schedule, shortened for simulated rewards);
 // - Gaussian noise on the logits falls linearly to 0 over the first
 //   noise_updates updates;
 // - after valid_only_after updates, only samples that fit in memory update
-//   the policy;
+//   the policy (the paper recipe);
+// - the evaluation budget (--evaluations) is never exceeded: warm start,
+//   updates, greedy decode and polish together;
 // - optional warm start: supervised steps that imitate the best placement
 //   of the fast placers; optional polish: local search from the best
 //   placement at the end;
@@ -33,27 +40,57 @@
 
 namespace devplace::rl {
 
-// The defaults are the tuned recipe (see docs/rl.md for the ablation);
-// paper_recipe() gives the 2017 paper's.
+// How each sample's advantage is computed from its step time t (OOM and
+// failed placements count as failed_step_time_s).
+enum class AdvantageKind {
+  // The paper's: b - sqrt(t), b an exponential moving average of the
+  // batches' mean sqrt(t).
+  kMovingAverage,
+  // The mean sqrt(t) of the other K - 1 samples of the update minus the
+  // sample's: decisions all samples share get no push.
+  kLeaveOneOut,
+  // Standardised within the update: (mean - sqrt(t)) / std over the
+  // samples that fit; a sample that does not fit gets the lowest advantage
+  // of the batch minus 1. Invariant to the graph's time scale, so one
+  // learning rate and entropy weight serve every graph.
+  kNormalized,
+};
+
+// The defaults are devplace's recipe, found by measurement (docs/rl.md has
+// the ablation): a random policy, 16 samples per update, standardised
+// advantages, PPO-style clipped updates that reuse each batch for 4 epochs
+// (Schulman et al. 2017; the per-decision ratio), and an entropy bonus
+// that halves every 1000 evaluations. paper_recipe() gives the 2017
+// paper's.
 struct ReinforceOptions {
-  int64_t samples_per_update = 8;   // K
+  int64_t samples_per_update = 16;  // K
   int64_t default_iterations = 200; // without --iterations or a budget
-  double learning_rate = 3e-4;
-  int64_t lr_decay_start = 100;
+  double learning_rate = 1e-3;
+  int64_t lr_decay_start = 100;     // < 0: no decay
   int64_t lr_decay_every = 25;
   double lr_decay = 0.95;
-  double baseline_decay = 0.9;
-  // The paper's baseline is the moving average; with batch_baseline each
-  // sample is compared with the mean of the other K - 1 samples of its own
-  // update instead, so that the decisions all samples share (most of them,
-  // once the policy is sure) get no push either way.
-  bool batch_baseline = true;
+  AdvantageKind advantage = AdvantageKind::kNormalized;
+  double baseline_decay = 0.9;      // kMovingAverage's
+  int64_t epochs = 4;               // optimizer steps per batch (PPO); 1: plain REINFORCE
+  double clip = 0.2;                // PPO's ratio clip, per decision; 0: none
+  // The entropy bonus: this weight on the mean entropy per decision,
+  // halving every entropy_half_life evaluations. It depends on the
+  // evaluations done, not on the budget, so that a resumed run with a
+  // larger budget repeats the uninterrupted one.
+  double entropy_weight = 0.01;
+  int64_t entropy_half_life = 1000;  // evaluations; <= 0: constant
+  // Self-imitation (Oh et al. 2018, as the cross-entropy method keeps an
+  // elite): the `elites` best distinct samples the policy has drawn so far
+  // are imitated once per update, with this weight on their mean
+  // log-probability per decision. 0: off.
+  int64_t elites = 4;
+  double elite_weight = 0.0;
   double failed_step_time_s = 100.0;
   double initial_noise = 0.0;
   int64_t noise_updates = 50;       // the logit noise falls to 0 over these updates
   double grad_clip = 1.0;
-  int64_t valid_only_after = 50;    // < 0: never
-  WarmStart warm_start = WarmStart::kSearch;  // what the warm start imitates (kDefault is kSearch here)
+  int64_t valid_only_after = -1;    // kMovingAverage, kLeaveOneOut: after these updates only samples that fit count; < 0: never
+  WarmStart warm_start = WarmStart::kNone;  // what the warm start imitates (kDefault is kNone here)
   // kSearch: local-search on this grouping (the context's when null; the
   // hierarchical planner passes the paper grouping its units refine), with
   // at most these evaluations and this share of a time budget.
@@ -70,14 +107,20 @@ struct ReinforceOptions {
   // 0.48 s, see docs/rl.md).
   double warm_start_learning_rate = 3e-3;
   double warm_start_confidence = 0.99;  // imitation stops once the target's mean probability per decision reaches it
-  int64_t polish_evaluations = 5000;    // 0: off; as many as local-search makes
+  int64_t polish_evaluations = 0;   // local search from the best placement at the end; 0: off
   double polish_time_share = 0.1;   // of a time budget, kept for the polish
 };
 
-// The 2017 paper's recipe: no warm start (WarmStart::kNone) and no polish, the moving-average
-// baseline, logit noise 0.5 falling over the first 50 updates, and a larger
-// learning rate for a policy that starts from scratch.
+// The 2017 paper's recipe: K = 8, the moving-average baseline, one plain
+// REINFORCE step per batch, no entropy bonus, logit noise 0.5 falling over
+// the first 50 updates, learning rate 0.01, only placements that fit count
+// after 50 updates.
 ReinforceOptions paper_recipe(ReinforceOptions options);
+
+// The stages a learned method runs with these options, joined by '>': the
+// warm start's source (local-search, or fast for the best fast placer),
+// the method, and local-search for a polish ("local-search>rl>local-search").
+std::string pipeline_label(std::string_view method, const TrainingRunOptions& training);
 
 // Trains `policy` to place the units of `units` (a placement is
 // units.to_placement of a sample's devices) and returns the best placement

@@ -34,19 +34,36 @@ void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
 // time, or failed_step_time_s for a placement that does not fit or could
 // not be measured (valid[s] false).
 Status score_samples(const torch::Tensor& devices, const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options,
-                     TrainState& state, std::vector<double>& times, std::vector<bool>& valid);
+                     TrainState& state, std::vector<double>& times, std::vector<bool>& valid,
+                     std::vector<double>* costs = nullptr);
+
+// Keeps the `capacity` best distinct samples seen (by search cost) in
+// state.elite_actions / elite_costs, best first.
+void keep_elites(const torch::Tensor& actions, const std::vector<double>& costs, int64_t capacity, TrainState& state);
+// The elites' decisions as a [E, A] tensor (undefined when there are none).
+torch::Tensor elite_tensor(const TrainState& state);
 
 struct UpdateStats {
   double mean_valid_time_s = 0;  // NaN when no sample fits
   int64_t num_valid = 0;
 };
-// The advantage of each sample of update `it`: reward sqrt(t) minus the
-// baseline (moving average in `baseline`, updated here; or leave-one-out),
-// zero for samples that do not fit once valid_only_after has passed.
+// The advantage of each sample of update `it` (higher is better), by
+// options.advantage from sqrt(t); the moving average in `baseline` is
+// updated here whatever the kind (the log shows it). With kMovingAverage
+// or kLeaveOneOut, samples that do not fit get 0 once valid_only_after has
+// passed.
 std::vector<float> advantages(const std::vector<double>& times, const std::vector<bool>& valid, int64_t it,
                               const ReinforceOptions& options, double& baseline, UpdateStats& stats);
-// The REINFORCE loss, per decision: sum(advantage * log p) / (K * units).
-torch::Tensor reinforce_loss(const std::vector<float>& advantage, const PolicySample& sample, int num_units);
+// The loss of one epoch on a batch: -mean over samples and decisions of
+// min(r A, clip(r, 1 - clip, 1 + clip) A), r = exp(now.log_prob -
+// sampled_log_prob) (with clip 0: -mean(A log p)), minus entropy_weight
+// times the mean entropy per decision.
+torch::Tensor policy_loss(const std::vector<float>& advantage, const PolicySample& now, const torch::Tensor& sampled_log_prob,
+                          double clip, double entropy_weight);
+// The entropy weight after this many evaluations.
+double entropy_weight_at(const ReinforceOptions& options, int64_t evaluations);
+// An error naming the update when the loss is NaN or infinite.
+Status check_finite(const torch::Tensor& loss, std::string_view method, int64_t it);
 
 // Supervised steps that imitate the best placement of the fast placers,
 // with `optimizer` (see reinforce.cc for why the same one as REINFORCE).

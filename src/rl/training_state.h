@@ -21,14 +21,19 @@
 
 namespace devplace::rl {
 
-inline constexpr int64_t kCheckpointVersion = 2;  // 2: the network's shape in the fingerprint
+inline constexpr int64_t kCheckpointVersion = 3;  // 2: the network's shape in the fingerprint; 3: evaluations and elites
 
 struct TrainState {
   int64_t iteration = 0;  // updates done
+  int64_t evaluations = 0;  // placements the updates evaluated, those before a resume included
   double baseline = 0;
   double elapsed_s = 0;   // training wall time before this run
   std::vector<DeviceId> best;
   double best_cost = std::numeric_limits<double>::infinity();
+  // The policy's own best samples so far, best first: their decisions
+  // (PolicySample::actions rows) and search costs (self-imitation).
+  std::vector<std::vector<int64_t>> elite_actions;
+  std::vector<double> elite_costs;
 };
 
 // The problem and method a checkpoint was made for, so that one is never
@@ -70,7 +75,8 @@ class TrainingLog {
   std::unique_ptr<std::ofstream> out_;
 };
 
-// One thread for torch and for the BLAS under it (see training_state.cc).
+// One thread for torch and for the BLAS under it, and large blocks kept
+// in the heap between updates (see training_state.cc).
 void use_one_thread();
 
 // "12.3 ms", or "-" for a non-finite time.

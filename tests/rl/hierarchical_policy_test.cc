@@ -29,8 +29,15 @@ TEST(HierarchicalPolicy, SamplesAllowedDevicesAndTrainsBothParts) {
   for (int64_t k = 0; k < 5; ++k) {
     for (int32_t u = 0; u < units.num_groups(); ++u) EXPECT_TRUE(units.allows(u, static_cast<DeviceId>(acc[k][u])));
   }
-  EXPECT_TRUE(torch::all(s.log_prob < 0).item<bool>());
-  EXPECT_TRUE(torch::all(s.entropy > 0).item<bool>());
+  // One decision per unit (its group), then one per group (its device).
+  ASSERT_EQ(s.actions.size(1), units.num_groups() + policy.num_groups());
+  ASSERT_EQ(s.log_prob.sizes(), s.actions.sizes());
+  ASSERT_EQ(s.entropy.sizes(), s.actions.sizes());
+  EXPECT_TRUE(torch::all(s.log_prob <= 0).item<bool>());
+  EXPECT_TRUE(torch::all(s.log_prob.sum(1) < 0).item<bool>());
+  EXPECT_TRUE(torch::all(s.entropy.sum(1) > 0).item<bool>());
+  // evaluate() gives the same decisions the same log-probabilities (no noise was drawn).
+  EXPECT_TRUE(torch::allclose(policy.evaluate(s.actions).log_prob, s.log_prob, 1e-4, 1e-5));
 
   s.log_prob.sum().backward();
   double grouper = 0, placer = 0;

@@ -28,7 +28,7 @@ done
 cmp -s "$work/sync_a.json" "$work/sync_b.json" || fail "--sync with the same seed gave two placements"
 [ "$(grep -c '"step_time_s"' "$work/sync_a.out")" -ge 1 ] || fail "no JSON result: $(head -c 300 "$work/sync_a.out")"
 # Rank 0 alone prints: one JSON object.
-[ "$(grep -c '"method": "rl"' "$work/sync_a.out")" -eq 1 ] || fail "expected one result object, got: $(cat "$work/sync_a.out")"
+[ "$(grep -c '"method": "fast>rl"' "$work/sync_a.out")" -eq 1 ] || fail "expected one result object, got: $(cat "$work/sync_a.out")"
 grep -q 'distributed over 2 controllers (sync): 4 updates' "$work/sync_a.err" || fail "no sync summary: $(cat "$work/sync_a.err")"
 
 # 2. Asynchronous through a faulty measurer (hang, crash, garbage in turn, every 7th request of each rank).

@@ -125,33 +125,63 @@ TEST(Rl, PolicySizeAndAttentionAreOptions) {
 
 TEST(Rl, NearTheExhaustiveOptimumOnTinyGraphs) {
   // Ten tiny graphs (7 ops, 3 devices: 2,187 placements), 321 evaluations
-  // each (15% of the space). The paper's recipe is REINFORCE alone; the
-  // tuned one adds the warm start (from local-search, or from the fast
-  // placers) and the polish. Counts the graphs where each reaches the
-  // optimum, and requires REINFORCE alone within 10% of it on most.
+  // each (15% of the space): the paper's recipe and devplace's, both from a
+  // random policy, and devplace's after local-search's placement
+  // (local-search>rl). Counts the graphs where each reaches the optimum.
   Cluster c = testing::toy_cluster(700'000'000);
   auto cost = make_default_cost_model();
   int optimal[3] = {0, 0, 0}, close[3] = {0, 0, 0};
-  const WarmStart warm[3] = {WarmStart::kDefault, WarmStart::kSearch, WarmStart::kFast};
+  const bool paper[3] = {true, false, false};
+  const WarmStart warm[3] = {WarmStart::kDefault, WarmStart::kDefault, WarmStart::kSearch};
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     Graph g = testing::tiny_dag(seed, 7);
     Problem p = Problem::create(g, c, *cost).value();
     Simulator sim(p);
     const double best = search_cost_s(p, run("exhaustive", p, sim, 0, 1).evaluation);
-    for (int tuned = 0; tuned < 3; ++tuned) {
-      const double found = search_cost_s(p, run("rl", p, sim, 321, seed, /*paper_recipe=*/tuned == 0, warm[tuned]).evaluation);
+    for (int config = 0; config < 3; ++config) {
+      const PlacerRun r = run("rl", p, sim, 321, seed, paper[config], warm[config]);
+      EXPECT_EQ(r.method, config == 2 ? "local-search>rl" : "rl");
+      const double found = search_cost_s(p, r.evaluation);
       EXPECT_GE(found, best - 1e-12);
-      if (found <= best + 1e-12) ++optimal[tuned];
-      if (found <= 1.1 * best) ++close[tuned];
+      if (found <= best + 1e-12) ++optimal[config];
+      if (found <= 1.1 * best) ++close[config];
     }
   }
   std::printf("rl, paper recipe: the exhaustive optimum on %d of 10 tiny graphs, within 10%% on %d\n", optimal[0], close[0]);
-  std::printf("rl, tuned recipe: the exhaustive optimum on %d of 10 tiny graphs, within 10%% on %d\n", optimal[1], close[1]);
-  std::printf("rl, tuned recipe, warm start from the fast placers: the exhaustive optimum on %d of 10, within 10%% on %d\n",
-              optimal[2], close[2]);
+  std::printf("rl, default recipe: the exhaustive optimum on %d of 10 tiny graphs, within 10%% on %d\n", optimal[1], close[1]);
+  std::printf("local-search>rl: the exhaustive optimum on %d of 10, within 10%% on %d\n", optimal[2], close[2]);
   EXPECT_GE(close[0], 7);
   EXPECT_GE(optimal[1], 8);
   EXPECT_GE(optimal[2], 8);
+}
+
+TEST(Learned, EveryTrainerHonoursTheEvaluationBudget) {
+  // Budgets below one update, between updates, and with warm start and
+  // polish stages: no learned method evaluates more than it was given.
+  TinyProblem tiny(8, 10);
+  for (const char* method : {"rl", "hierarchical"}) {
+    for (int64_t budget : {3, 10, 57, 300}) {
+      for (int config = 0; config < 4; ++config) {
+        PlacerRunOptions options;
+        options.grouping.kind = GroupingKind::kColocation;
+        options.budget.evaluations = budget;
+        options.training.paper_recipe = config == 1;
+        if (config == 2) options.training.warm_start = WarmStart::kSearch;
+        if (config == 3) options.training.warm_start = WarmStart::kFast;
+        if (config >= 2) options.training.polish_evaluations = 1000;
+        const Result<PlacerRun> r = run_placer(method, tiny.problem, tiny.sim, options);
+        ASSERT_TRUE(r.ok()) << method << " budget " << budget << " config " << config << ": " << r.error().message();
+        EXPECT_LE(r.value().evaluations, budget) << method << " config " << config;
+        EXPECT_GT(r.value().evaluations, 0) << method << " config " << config;
+        if (config == 2) {
+          EXPECT_EQ(r.value().method, std::string("local-search>") + method + ">local-search");
+        }
+        if (config == 3) {
+          EXPECT_EQ(r.value().method, std::string("fast>") + method + ">local-search");
+        }
+      }
+    }
+  }
 }
 
 TEST(Hierarchical, ValidDeterministicAndNoWorseThanOneGpu) {

@@ -1,0 +1,202 @@
+// Tests that fail when learning breaks: the sign of the advantages and of
+// the policy loss, one update moving probability towards the faster
+// sample, and a policy trained from scratch whose mean sample improves and
+// beats random sampling at the same number of evaluations.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "../test_clusters.h"
+#include "../test_graphs.h"
+#include "cost/cost_model.h"
+#include "group/grouping.h"
+#include "place/run_placer.h"
+#include "place/search.h"
+#include "rl/features.h"
+#include "rl/policy.h"
+#include "rl/reinforce_steps.h"
+#include "sim/simulator.h"
+
+namespace devplace::rl {
+namespace {
+
+TEST(Advantages, FasterSamplesScoreHigherWhateverTheKind) {
+  const std::vector<double> times = {0.5, 1.0, 2.0, 1.0};
+  const std::vector<bool> valid(4, true);
+  for (AdvantageKind kind : {AdvantageKind::kMovingAverage, AdvantageKind::kLeaveOneOut, AdvantageKind::kNormalized}) {
+    ReinforceOptions options;
+    options.advantage = kind;
+    double baseline = 0;
+    UpdateStats stats;
+    const std::vector<float> a = advantages(times, valid, 0, options, baseline, stats);
+    EXPECT_GT(a[0], a[1]);
+    EXPECT_FLOAT_EQ(a[1], a[3]);
+    EXPECT_GT(a[1], a[2]);
+    EXPECT_GT(a[0], 0.0f);
+    EXPECT_LT(a[2], 0.0f);
+    EXPECT_EQ(stats.num_valid, 4);
+    EXPECT_DOUBLE_EQ(stats.mean_valid_time_s, 4.5 / 4);
+  }
+}
+
+TEST(Advantages, NormalizedAreStandardAndRankDoesNotFitLast) {
+  ReinforceOptions options;
+  options.advantage = AdvantageKind::kNormalized;
+  double baseline = 0;
+  UpdateStats stats;
+  // Sample 3 does not fit: it counts as 100 s but must not squash the others.
+  const std::vector<float> a = advantages({0.4, 0.9, 0.6, 100.0}, {true, true, true, false}, 3, options, baseline, stats);
+  const double mean = (a[0] + a[1] + a[2]) / 3.0;
+  const double var = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) / 3.0 - mean * mean;
+  EXPECT_NEAR(mean, 0.0, 1e-6);
+  EXPECT_NEAR(var, 1.0, 1e-5);
+  EXPECT_LT(a[3], std::min({a[0], a[1], a[2]}));
+  EXPECT_EQ(stats.num_valid, 3);
+  // Equal times teach nothing.
+  const std::vector<float> same = advantages({0.7, 0.7, 0.7}, {true, true, true}, 4, options, baseline, stats);
+  for (float v : same) EXPECT_EQ(v, 0.0f);
+}
+
+// A tiny problem and the seq2seq policy over its co-location groups.
+struct TinyPolicy {
+  TinyPolicy() {
+    torch::manual_seed(7);
+    const GroupFeatures f = group_features(problem, units);
+    const torch::Tensor features = torch::from_blob(const_cast<float*>(f.values.data()), {f.num_groups, f.dim}, torch::kFloat).clone();
+    torch::Tensor allowed = torch::ones({f.num_groups, 3}, torch::kBool);
+    policy = std::make_unique<Seq2SeqPolicy>(features, allowed, 3, PolicyOptions{});
+  }
+  Graph graph = testing::tiny_dag(4, 10);
+  Cluster cluster = testing::toy_cluster();
+  std::unique_ptr<CostModel> cost = make_default_cost_model();
+  Problem problem = Problem::create(graph, cluster, *cost).value();
+  Grouping units = Grouping::create(problem, GroupingOptions{GroupingKind::kColocation});
+  std::unique_ptr<Seq2SeqPolicy> policy;
+};
+
+TEST(PolicyLoss, AStepRaisesTheFasterSampleAndLowersTheSlower) {
+  for (const auto& [epochs, clip] : {std::pair{1, 0.0}, std::pair{4, 0.2}}) {
+    TinyPolicy tiny;
+    Seq2SeqPolicy& policy = *tiny.policy;
+    torch::manual_seed(3);
+    PolicySample sample = policy.sample(4, /*greedy=*/false, 0.0);
+    ASSERT_EQ(sample.log_prob.sizes(), sample.actions.sizes());
+    // Sample 0 is made the fastest, sample 3 the slowest.
+    ReinforceOptions options;
+    double baseline = 0;
+    UpdateStats stats;
+    const std::vector<float> a = advantages({0.2, 0.5, 0.5, 0.9}, std::vector<bool>(4, true), 0, options, baseline, stats);
+    const torch::Tensor before = sample.log_prob.detach().sum(1);
+    // Plain gradient steps, so that the step follows the loss's gradient.
+    torch::optim::SGD optimizer(policy.parameters(), torch::optim::SGDOptions(0.05));
+    for (int e = 0; e < epochs; ++e) {
+      const PolicySample now = e == 0 ? sample : policy.evaluate(sample.actions);
+      const torch::Tensor loss = policy_loss(a, now, sample.log_prob.detach(), clip, /*entropy_weight=*/0);
+      if (e == 0) {
+        // At the sampling policy the ratio is 1: the loss is -mean(A) per decision, 0 for standardised A.
+        EXPECT_NEAR(loss.item<double>(), clip > 0 ? 0.0 : -(torch::tensor(a).unsqueeze(1) * sample.log_prob).mean().item<double>(), 1e-5);
+      }
+      optimizer.zero_grad();
+      loss.backward();
+      optimizer.step();
+    }
+    const torch::Tensor after = policy.evaluate(sample.actions).log_prob.detach().sum(1);
+    EXPECT_GT(after[0].item<double>(), before[0].item<double>()) << "epochs " << epochs;
+    EXPECT_LT(after[3].item<double>(), before[3].item<double>()) << "epochs " << epochs;
+  }
+}
+
+TEST(PolicyLoss, TheEntropyBonusRaisesEntropy) {
+  TinyPolicy tiny;
+  Seq2SeqPolicy& policy = *tiny.policy;
+  torch::manual_seed(5);
+  PolicySample sample = policy.sample(8, /*greedy=*/false, 0.0);
+  const double before = sample.entropy.mean().item<double>();
+  torch::optim::Adam optimizer(policy.parameters(), torch::optim::AdamOptions(1e-2));
+  const std::vector<float> zero(8, 0.0f);
+  for (int step = 0; step < 5; ++step) {
+    const PolicySample now = policy.evaluate(sample.actions);
+    optimizer.zero_grad();
+    policy_loss(zero, now, sample.log_prob.detach(), 0.2, /*entropy_weight=*/1.0).backward();
+    optimizer.step();
+  }
+  EXPECT_GT(policy.evaluate(sample.actions).entropy.mean().item<double>(), before);
+}
+
+TEST(EntropyWeight, HalvesEveryHalfLifeWhateverTheBudget) {
+  ReinforceOptions options;
+  options.entropy_weight = 0.02;
+  options.entropy_half_life = 500;
+  EXPECT_DOUBLE_EQ(entropy_weight_at(options, 0), 0.02);
+  EXPECT_DOUBLE_EQ(entropy_weight_at(options, 500), 0.01);
+  EXPECT_DOUBLE_EQ(entropy_weight_at(options, 1500), 0.0025);
+  EXPECT_GT(entropy_weight_at(options, 250), 0.01);
+  EXPECT_LT(entropy_weight_at(options, 250), 0.02);
+  options.entropy_half_life = 0;
+  EXPECT_DOUBLE_EQ(entropy_weight_at(options, 100000), 0.02);
+}
+
+// The training log's mean_step_s column, one value per update.
+std::vector<double> mean_column(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::vector<double> out;
+  while (std::getline(in, line)) {
+    std::stringstream row(line);
+    std::string cell;
+    for (int i = 0; i < 4 && std::getline(row, cell, ','); ++i) {
+    }
+    out.push_back(std::stod(cell));
+  }
+  return out;
+}
+
+TEST(Learning, FromScratchTheMeanSampleImprovesAndBeatsRandomSampling) {
+  // A 24-op random DAG on three devices: 3^24 placements, few of them good.
+  Graph graph = testing::tiny_dag(11, 24);
+  Cluster cluster = testing::toy_cluster(int64_t{4} << 30);
+  auto cost = make_default_cost_model();
+  const Problem problem = Problem::create(graph, cluster, *cost).value();
+  const std::string log = ::testing::TempDir() + "learning_test_" + std::to_string(getpid()) + ".csv";
+  constexpr int64_t kEvaluations = 1600;
+  int better_than_random = 0, improved = 0;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    Simulator sim(problem);
+    PlacerRunOptions options;
+    options.grouping.kind = GroupingKind::kColocation;
+    options.budget.evaluations = kEvaluations;
+    options.seed = seed;
+    options.training.log_path = log;
+    const PlacerRun rl = run_placer("rl", problem, sim, options).value();
+    EXPECT_EQ(rl.method, "rl");
+    EXPECT_LE(rl.evaluations, kEvaluations);
+    const std::vector<double> mean = mean_column(log);
+    ASSERT_GE(mean.size(), 50u);
+    // The first and last 5 updates' mean samples.
+    const double first = std::accumulate(mean.begin(), mean.begin() + 5, 0.0) / 5;
+    const double last = std::accumulate(mean.end() - 5, mean.end(), 0.0) / 5;
+    improved += last < 0.9 * first;
+    std::printf("seed %d: mean sample %.4f s over the first 5 updates, %.4f s over the last 5\n", static_cast<int>(seed), first, last);
+    options.training = {};
+    const PlacerRun random = run_placer("random-search", problem, sim, options).value();
+    EXPECT_LE(random.evaluations, kEvaluations);
+    // The policy's mean sample, not only its best, beats the best of as many random placements.
+    std::printf("seed %d: rl best %.4f s, random-search best %.4f s\n", static_cast<int>(seed), search_cost_s(problem, rl.evaluation),
+                search_cost_s(problem, random.evaluation));
+    better_than_random += last < search_cost_s(problem, random.evaluation) &&
+                          search_cost_s(problem, rl.evaluation) < search_cost_s(problem, random.evaluation);
+  }
+  std::filesystem::remove(log);
+  EXPECT_EQ(improved, 3);
+  EXPECT_EQ(better_than_random, 3);
+}
+
+}  // namespace
+}  // namespace devplace::rl
