@@ -52,8 +52,8 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
   options.push_back({"learning-rate", "X", "a learned method's Adam learning rate (default 1e-3; paper recipe 0.01)"});
   options.push_back({"samples", "K", "placements a learned method samples per update (default 16; paper recipe 8)"});
   options.push_back({"epochs", "N", "a learned method's optimizer steps per batch of samples (default 4; paper recipe 1)"});
-  options.push_back({"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 1; paper recipe 0)"});
-  options.push_back({"entropy-weight", "X", "a learned method's entropy bonus at the start, falling to 0 (default 0.01; paper recipe 0)"});
+  options.push_back({"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 0: off)"});
+  options.push_back({"entropy-weight", "X", "a learned method's entropy bonus, halving every 1000 evaluations (default 0.01; paper recipe 0)"});
   options.push_back({"policy-hidden", "N", "LSTM units per encoder direction of a learned method; the decoder has 2N (default 64)"});
   options.push_back({"attention", "KIND", "a learned method's attention: multiplicative (default, Luong) or additive (Bahdanau, the paper's)"});
   options.push_back({"distributed", "", "train a learned method over MPI (under mpirun): rank 0 holds the policy, the others sample"});

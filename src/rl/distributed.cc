@@ -11,15 +11,14 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <thread>
 #include <vector>
 
-#include "common/interrupt.h"
-#include "place/search.h"
 #include "rl/mpi_session.h"
 #include "rl/reinforce_steps.h"
-#include "rl/training_run.h"
 #include "rl/training_state.h"
+#include "rl/update_source.h"
 
 namespace devplace::rl {
 
@@ -150,178 +149,179 @@ Status run_controller(PlacementPolicy& policy, const Grouping& units, const Plac
   }
 }
 
+// The parameter server's update source: each update is one gradient (async:
+// whichever controller answers first; the idle ones get the current
+// parameters first, while the budget allows) or the average of one per
+// controller in rank order (sync), then one optimizer step.
+class ParameterServer : public UpdateSource {
+ public:
+  ParameterServer(PlacementPolicy& policy, torch::optim::Optimizer& optimizer, TrainState& state, const ReinforceOptions& options,
+                  int num_units, int controllers, bool sync, std::string_view method)
+      : policy_(policy),
+        optimizer_(optimizer),
+        state_(state),
+        options_(options),
+        k_(options.samples_per_update),
+        controllers_(controllers),
+        sync_(sync),
+        method_(method),
+        num_params_(flat_parameters(policy).size()),
+        best_row_(static_cast<size_t>(num_units)),
+        grad_(num_params_),
+        sum_(num_params_) {
+    for (int c = controllers; c >= 1; --c) idle_.push_back(c);
+  }
+
+  bool can_update(int64_t left) const override {
+    if (sync_) return left >= k_ * controllers_;
+    return in_flight_ > 0 || left >= k_;
+  }
+
+  Result<UpdateOutcome> update(int64_t it, int64_t left, double entropy_weight) override {
+    ReportStats report{};
+    UpdateOutcome outcome;
+    if (sync_) {
+      for (int c = 1; c <= controllers_; ++c) send_work(c, it, entropy_weight);
+      idle_.clear();
+      std::fill(sum_.begin(), sum_.end(), 0.0f);
+      double valid = 0, valid_time = 0;
+      for (int c = 1; c <= controllers_; ++c) {
+        ReportStats one;
+        idle_.push_back(receive_report(c, one));
+        for (size_t i = 0; i < num_params_; ++i) sum_[i] += grad_[i] / static_cast<float>(controllers_);
+        valid += one.num_valid;
+        report.mean_reward += one.mean_reward / controllers_;
+        report.entropy += one.entropy / controllers_;
+        if (std::isfinite(one.mean_valid_time_s)) valid_time += one.mean_valid_time_s * one.num_valid;
+      }
+      report.mean_valid_time_s = valid > 0 ? valid_time / valid : std::numeric_limits<double>::quiet_NaN();
+      outcome.samples = k_ * controllers_;
+      outcome.valid_fraction = valid / static_cast<double>(outcome.samples);
+      apply(sum_, report.mean_reward);
+    } else {
+      // Every idle controller gets the current parameters while the budget
+      // has room for its batch.
+      for (int64_t room = left; !idle_.empty() && room >= k_; room -= k_) {
+        send_work(idle_.back(), it, entropy_weight);
+        idle_.pop_back();
+      }
+      idle_.push_back(receive_report(MPI_ANY_SOURCE, report));
+      outcome.samples = k_;
+      outcome.valid_fraction = report.num_valid / static_cast<double>(k_);
+      apply(grad_, report.mean_reward);
+    }
+    outcome.mean_valid_time_s = report.mean_valid_time_s;
+    outcome.entropy = report.entropy;
+    ++updates_;
+    return outcome;
+  }
+
+  int64_t remote_evaluations() const override { return received_ * k_ + in_flight_ * k_; }
+
+  // Receives what is in flight (its best placements count, its gradients
+  // are dropped), then stops every controller. Once.
+  void stop() override {
+    if (stopped_) return;
+    stopped_ = true;
+    while (in_flight_ > 0) {
+      ReportStats report;
+      receive_report(MPI_ANY_SOURCE, report);
+    }
+    for (int c = 1; c <= controllers_; ++c) {
+      const int64_t header[3] = {kStop, state_.iteration, 0};
+      send(header, 3, MPI_INT64_T, c, kTagWork);
+    }
+  }
+
+  std::string label() const override { return method_ + " x" + std::to_string(controllers_); }
+  int64_t updates() const { return updates_; }
+  int64_t placements() const { return received_ * k_; }
+
+ private:
+  void send_work(int dest, int64_t it, double entropy_weight) {
+    const std::vector<float> params = flat_parameters(policy_);
+    int64_t header[3] = {kWork, it, 0};
+    std::memcpy(&header[2], &entropy_weight, sizeof entropy_weight);
+    send(header, 3, MPI_INT64_T, dest, kTagWork);
+    send(params.data(), static_cast<int>(params.size()), MPI_FLOAT, dest, kTagParams);
+    ++in_flight_;
+  }
+
+  // One controller's report (from `source`, or any) into `report` and
+  // grad_; keeps its best placement. Returns the controller.
+  int receive_report(int source, ReportStats& report) {
+    MPI_Status status;
+    recv(&report, kStatsDoubles, MPI_DOUBLE, source, kTagStats, &status);
+    const int from = status.MPI_SOURCE;
+    recv(best_row_.data(), static_cast<int>(best_row_.size()), MPI_INT32_T, from, kTagBest);
+    recv(grad_.data(), static_cast<int>(num_params_), MPI_FLOAT, from, kTagGrad);
+    --in_flight_;
+    ++received_;
+    if (report.best_cost < state_.best_cost) {
+      state_.best_cost = report.best_cost;
+      state_.best.assign(best_row_.begin(), best_row_.end());
+    }
+    return from;
+  }
+
+  // One optimizer step on `g` (the loop has set the learning rate).
+  void apply(const std::vector<float>& g, double mean_reward) {
+    set_gradient(policy_, g);
+    torch::nn::utils::clip_grad_norm_(policy_.parameters(), options_.grad_clip);
+    optimizer_.step();
+    state_.baseline = state_.iteration == 0 ? mean_reward
+                                            : options_.baseline_decay * state_.baseline + (1 - options_.baseline_decay) * mean_reward;
+  }
+
+  PlacementPolicy& policy_;
+  torch::optim::Optimizer& optimizer_;
+  TrainState& state_;
+  const ReinforceOptions& options_;
+  int64_t k_;
+  int controllers_;
+  bool sync_;
+  std::string method_;
+  size_t num_params_;
+  std::vector<int32_t> best_row_;
+  std::vector<float> grad_, sum_;
+  std::vector<int> idle_;  // controllers waiting for work, the next last
+  int64_t in_flight_ = 0;  // batches sent and not yet received
+  int64_t received_ = 0;
+  int64_t updates_ = 0;
+  bool stopped_ = false;
+};
+
 }  // namespace
 
 Result<Placement> train_distributed(PlacementPolicy& policy, const Grouping& units, const PlaceContext& ctx,
-                                    const ReinforceOptions& given, std::string_view method) {
+                                    const ReinforceOptions& options, uint64_t seed_base, std::string_view method) {
   if (!mpi_start()) return invalid_input("--distributed: MPI cannot start (run devplace under mpirun)");
   const int rank = mpi_rank(), size = mpi_size();
   if (size < 2)
     return invalid_input("--distributed needs at least 2 MPI ranks (rank 0 holds the policy, the others sample): "
                          "mpirun -np 3 devplace place ... --distributed");
-  ReinforceOptions options = effective_options(ctx, given);
-  const TrainingRunOptions& training = ctx.training;
-  const bool sync = training.distributed == Distribution::kSync;
-  const int nu = units.num_groups();
-  const int64_t k = options.samples_per_update;
-  use_one_thread();
-  const uint64_t seed_base = ctx.rng.next_u64();
-  torch::manual_seed(seed_base & 0x7fffffffffffffffULL);
-  const size_t num_params = flat_parameters(policy).size();
-  const int64_t start_evaluations = ctx.evaluator.num_evaluations();
+  const bool sync = ctx.training.distributed == Distribution::kSync;
   const int controllers = size - 1;
   std::vector<int32_t> answer(static_cast<size_t>(ctx.problem.num_ops()));
 
   if (rank != 0) {
-    DEVPLACE_RETURN_IF_ERROR(run_controller(policy, units, ctx, options, seed_base, rank, num_params));
+    DEVPLACE_RETURN_IF_ERROR(run_controller(policy, units, ctx, options, seed_base, rank, flat_parameters(policy).size()));
     recv(answer.data(), static_cast<int>(answer.size()), MPI_INT32_T, 0, kTagAnswer);
     return Placement{std::vector<DeviceId>(answer.begin(), answer.end())};
   }
 
-  // Rank 0: the parameter server.
-  const int64_t iterations = training.iterations > 0 ? training.iterations
-                             : ctx.budget.seconds > 0 ? std::numeric_limits<int64_t>::max()
-                                                      : options.default_iterations;
-  const double train_seconds = ctx.budget.seconds * (options.polish_evaluations > 0 ? 1.0 - options.polish_time_share : 1.0);
-  const SearchClock clock(Budget{train_seconds, 0}, ctx.evaluator, 0);
+  // Rank 0: the parameter server runs the training loop.
   torch::optim::Adam optimizer(policy.parameters(), torch::optim::AdamOptions(options.learning_rate));
   TrainState state;
-  TrainingRun run(policy, optimizer, state, Fingerprint{nu, ctx.problem.num_devices(), k, name_hash(method)}, training, method,
-                  std::string(method) + " x" + std::to_string(controllers));
-  DEVPLACE_RETURN_IF_ERROR(run.open());
-  DEVPLACE_RETURN_IF_ERROR(warm_start(policy, optimizer, units, ctx, options, seed_base, state));
-
-  InterruptScope interrupt_scope;
-  bool interrupted = false;
-  const int64_t first_iteration = state.iteration;
-  const int64_t evaluations_before = state.evaluations;
-  int64_t samples = 0;
-  // --evaluations bounds the samples of all controllers together, with one
-  // evaluation kept for the greedy decode and the polish's share.
-  const int64_t eval_budget = ctx.budget.evaluations;
-  if (eval_budget > 0) options.polish_evaluations = std::min(options.polish_evaluations, eval_budget / 4);
-  int64_t in_flight = 0;  // batches sent and not yet received
-  auto more_updates = [&] {
-    if (interrupt_requested()) interrupted = true;
-    if (eval_budget > 0 &&
-        (ctx.evaluator.num_evaluations() - start_evaluations) + samples + (in_flight + 1) * k + 1 + options.polish_evaluations > eval_budget)
-      return false;
-    return !interrupted && state.iteration < iterations && !(ctx.budget.seconds > 0 && clock.exhausted());
-  };
-  auto fraction = [&] {
-    double f = iterations == std::numeric_limits<int64_t>::max() ? clock.progress()
-                                                                 : static_cast<double>(state.iteration) / static_cast<double>(iterations);
-    if (eval_budget > 0) f = std::max(f, static_cast<double>(samples) / static_cast<double>(eval_budget));
-    return std::min(1.0, f);
-  };
-  auto send_work = [&](int dest) {
-    const std::vector<float> params = flat_parameters(policy);
-    const double entropy_weight = entropy_weight_at(options, state.evaluations);
-    int64_t header[3] = {kWork, state.iteration, 0};
-    std::memcpy(&header[2], &entropy_weight, sizeof entropy_weight);
-    send(header, 3, MPI_INT64_T, dest, kTagWork);
-    ++in_flight;
-    send(params.data(), static_cast<int>(params.size()), MPI_FLOAT, dest, kTagParams);
-  };
-  auto send_stop = [&](int dest) {
-    const int64_t header[3] = {kStop, state.iteration, 0};
-    send(header, 3, MPI_INT64_T, dest, kTagWork);
-  };
-  std::vector<int32_t> best_row(static_cast<size_t>(nu));
-  std::vector<float> grad(num_params), sum(num_params);
-  // Receives one controller's report (from `source`, or any); keeps its best. Returns the source.
-  auto receive_report = [&](int source, ReportStats& report) {
-    MPI_Status status;
-    recv(&report, kStatsDoubles, MPI_DOUBLE, source, kTagStats, &status);
-    const int from = status.MPI_SOURCE;
-    recv(best_row.data(), nu, MPI_INT32_T, from, kTagBest);
-    recv(grad.data(), static_cast<int>(num_params), MPI_FLOAT, from, kTagGrad);
-    samples += k;
-    --in_flight;
-    if (report.best_cost < state.best_cost) {
-      state.best_cost = report.best_cost;
-      state.best.assign(best_row.begin(), best_row.end());
-    }
-    return from;
-  };
-  // One Adam step on `g`, then the log row and the checkpoint.
-  auto apply = [&](const std::vector<float>& g, const ReportStats& report, double valid_fraction) -> Status {
-    const double lr = learning_rate_at(options, state.iteration);
-    set_learning_rate(optimizer, lr);
-    set_gradient(policy, g);
-    torch::nn::utils::clip_grad_norm_(policy.parameters(), options.grad_clip);
-    optimizer.step();
-    state.baseline = state.iteration == 0 ? report.mean_reward
-                                          : options.baseline_decay * state.baseline + (1 - options.baseline_decay) * report.mean_reward;
-    ++state.iteration;
-    state.evaluations = evaluations_before + samples;
-    return run.record(state.evaluations, report.mean_valid_time_s, report.entropy, valid_fraction, lr, fraction());
-  };
-
-  Status failed;
-  if (sync) {
-    while (failed.ok() && more_updates()) {
-      for (int c = 1; c <= controllers; ++c) send_work(c);
-      std::fill(sum.begin(), sum.end(), 0.0f);
-      ReportStats mean{};
-      double valid = 0;
-      for (int c = 1; c <= controllers; ++c) {
-        ReportStats report;
-        receive_report(c, report);
-        for (size_t i = 0; i < num_params; ++i) sum[i] += grad[i] / static_cast<float>(controllers);
-        valid += report.num_valid;
-        mean.mean_reward += report.mean_reward / controllers;
-        mean.entropy += report.entropy / controllers;
-        if (std::isfinite(report.mean_valid_time_s)) mean.mean_valid_time_s += report.mean_valid_time_s * report.num_valid;
-      }
-      mean.mean_valid_time_s = valid > 0 ? mean.mean_valid_time_s / valid : std::numeric_limits<double>::quiet_NaN();
-      failed = apply(sum, mean, valid / static_cast<double>(k * controllers));
-    }
-    for (int c = 1; c <= controllers; ++c) send_stop(c);
-  } else {
-    int active = 0;
-    for (int c = 1; c <= controllers; ++c) {
-      if (more_updates()) {
-        send_work(c);
-        ++active;
-      } else {
-        send_stop(c);
-      }
-    }
-    while (active > 0) {
-      ReportStats report;
-      const int from = receive_report(MPI_ANY_SOURCE, report);
-      // A gradient that comes after the budget ran out is dropped.
-      if (failed.ok() && more_updates()) failed = apply(grad, report, report.num_valid / static_cast<double>(k));
-      if (failed.ok() && more_updates()) {
-        send_work(from);
-      } else {
-        send_stop(from);
-        --active;
-      }
-    }
-  }
-  run.finish_bar();
-  const double seconds = run.wall_s() - state.elapsed_s;
+  ParameterServer server(policy, optimizer, state, options, units.num_groups(), controllers, sync, method);
+  const auto start = std::chrono::steady_clock::now();
+  Result<Placement> result = run_training(policy, optimizer, state, server, units, ctx, options, seed_base, method);
+  server.stop();  // when the loop failed before it began
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "%.*s: distributed over %d controllers (%s): %lld updates, %lld placements sampled in %.1f s (%.0f per minute)\n",
                static_cast<int>(method.size()), method.data(), controllers, sync ? "sync" : "async",
-               static_cast<long long>(state.iteration - first_iteration), static_cast<long long>(samples), seconds,
-               seconds > 0 ? 60.0 * static_cast<double>(samples) / seconds : 0.0);
-
-  Result<Placement> result = Placement{};
-  if (!failed.ok()) {
-    result = failed.error();
-  } else if (state.best.empty()) {
-    result = internal_error("distributed training ended without a placement");
-  } else if (interrupted) {
-    const Status saved = run.save_interrupted();
-    result = saved.ok() ? Result<Placement>(units.to_placement(state.best)) : Result<Placement>(saved.error());
-  } else {
-    Status s = greedy_decode(policy, units, ctx, options, seed_base, state);
-    if (s.ok() && !training.checkpoint_path.empty()) s = run.checkpoint(training.checkpoint_path);
-    const double left_s = ctx.budget.seconds > 0 ? std::max(1e-3, ctx.budget.seconds - run.wall_s() + state.elapsed_s) : 0.0;
-    result = s.ok() ? polish(units, ctx, seed_base, state, std::max<int64_t>(0, options.polish_evaluations), left_s) : Result<Placement>(s.error());
-  }
+               static_cast<long long>(server.updates()), static_cast<long long>(server.placements()), seconds,
+               seconds > 0 ? 60.0 * static_cast<double>(server.placements()) / seconds : 0.0);
   // Every rank returns the answer (an empty one when rank 0 failed: they print nothing).
   if (result.ok()) {
     std::copy(result.value().device_of_op.begin(), result.value().device_of_op.end(), answer.begin());

@@ -28,9 +28,11 @@
 
 namespace devplace::rl {
 
+// Rank 0 runs run_training (reinforce_steps.h) with the controllers as its
+// update source. `options` are the effective ones, `seed_base` the run's.
 // Fails (invalid input) when MPI cannot start or the job has fewer than 2
 // ranks.
 Result<Placement> train_distributed(PlacementPolicy& policy, const Grouping& units, const PlaceContext& context,
-                                    const ReinforceOptions& options, std::string_view method);
+                                    const ReinforceOptions& options, uint64_t seed_base, std::string_view method);
 
 }  // namespace devplace::rl

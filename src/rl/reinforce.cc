@@ -14,6 +14,7 @@
 #include "place/local_search.h"
 #include "place/search.h"
 #include "rl/distributed.h"
+#include "rl/local_updates.h"
 #include "rl/reinforce_steps.h"
 #include "rl/training_run.h"
 #include "rl/training_state.h"
@@ -60,6 +61,8 @@ ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptio
   if (ctx.training.epochs > 0) options.epochs = ctx.training.epochs;
   if (ctx.training.entropy_weight >= 0) options.entropy_weight = ctx.training.entropy_weight;
   if (ctx.training.elite_weight >= 0) options.elite_weight = ctx.training.elite_weight;
+  // Under an evaluation budget the polish gets a quarter at most.
+  if (ctx.budget.evaluations > 0) options.polish_evaluations = std::min(options.polish_evaluations, ctx.budget.evaluations / 4);
   return options;
 }
 
@@ -319,36 +322,22 @@ Result<Placement> polish(const Grouping& units, const PlaceContext& ctx, uint64_
   return local_search_from(polish_ctx, ScoredDevices{state.best, state.best_cost}, polish_clock);
 }
 
-Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units, const PlaceContext& ctx,
-                                  const ReinforceOptions& given, std::string_view method) {
-  if (ctx.training.distributed != Distribution::kNone) return train_distributed(policy, units, ctx, given, method);
-  ReinforceOptions options = effective_options(ctx, given);
-  const int nu = units.num_groups();
-  const int64_t k = options.samples_per_update;
+Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer& optimizer, TrainState& state, UpdateSource& source,
+                               const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options, uint64_t seed_base,
+                               std::string_view method) {
   const TrainingRunOptions& training = ctx.training;
-  use_one_thread();
-  const uint64_t seed_base = ctx.rng.next_u64();
-  // What draws before the first update draws from the seed.
-  torch::manual_seed(seed_base & 0x7fffffffffffffffULL);
-
   // The budget: --iterations and --evaluations both bound the updates
-  // (with an evaluation budget, a quarter at most is kept for the polish,
-  // and one evaluation for the greedy decode); a time budget alone trains
-  // until the clock runs out; without any, the default update count.
+  // (with an evaluation budget, the polish's share and one evaluation for
+  // the greedy decode are kept); a time budget alone trains until the
+  // clock runs out; without any, the default update count.
   const int64_t start_evaluations = ctx.evaluator.num_evaluations();
-  auto used = [&] { return ctx.evaluator.num_evaluations() - start_evaluations; };
+  auto used = [&] { return ctx.evaluator.num_evaluations() - start_evaluations + source.remote_evaluations(); };
   const int64_t eval_budget = ctx.budget.evaluations;
-  if (eval_budget > 0) options.polish_evaluations = std::min(options.polish_evaluations, eval_budget / 4);
   const int64_t iterations = training.iterations > 0 ? training.iterations
                              : eval_budget > 0 || ctx.budget.seconds > 0 ? kUnbounded
                                                                          : options.default_iterations;
-  // Samples the next update may draw: K, fewer at the end of an evaluation
-  // budget (at least 2, so that they can be compared), 0 when it is spent.
-  auto samples_for = [&](int64_t it) -> int64_t {
-    if (it >= iterations) return 0;
-    if (eval_budget <= 0) return k;
-    const int64_t left = eval_budget - used() - 1 - options.polish_evaluations;
-    return left >= k ? k : left >= 2 ? left : 0;
+  auto left = [&] {
+    return eval_budget > 0 ? std::max<int64_t>(0, eval_budget - used() - 1 - options.polish_evaluations) : UpdateSource::kNoLimit;
   };
   // With a time budget, the polish keeps a share of it.
   const double train_seconds = ctx.budget.seconds * (options.polish_evaluations > 0 ? 1.0 - options.polish_time_share : 1.0);
@@ -360,57 +349,37 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
     return std::min(1.0, f);
   };
 
-  torch::optim::Adam optimizer(policy.parameters(), torch::optim::AdamOptions(options.learning_rate));
-  TrainState state;
-  TrainingRun run(policy, optimizer, state, Fingerprint{nu, ctx.problem.num_devices(), k, name_hash(method)}, training, method,
-                  std::string(method));
+  TrainingRun run(policy, optimizer, state, Fingerprint{units.num_groups(), ctx.problem.num_devices(), options.samples_per_update, name_hash(method)},
+                  training, method, source.label());
   DEVPLACE_RETURN_IF_ERROR(run.open());
   DEVPLACE_RETURN_IF_ERROR(warm_start(policy, optimizer, units, ctx, options, seed_base, state));
 
   InterruptScope interrupt_scope;
   bool interrupted = false;
-  std::vector<double> times, costs;
-  std::vector<bool> valid;
-  for (int64_t n = samples_for(state.iteration); n > 0; n = samples_for(state.iteration)) {
-    const int64_t it = state.iteration;
+  Status failed;
+  while (state.iteration < iterations && source.can_update(left())) {
     if (interrupt_requested()) {
       interrupted = true;
       break;
     }
     if (ctx.budget.seconds > 0 && clock.exhausted()) break;
-    torch::manual_seed(update_seed(seed_base, it));
+    const int64_t it = state.iteration;
     const double lr = learning_rate_at(options, it);
     set_learning_rate(optimizer, lr);
-    const double entropy_weight = entropy_weight_at(options, state.evaluations);
-
-    PolicySample sample = policy.sample(n, /*greedy=*/false, noise_at(options, it));
-    const int64_t before = used();
-    DEVPLACE_RETURN_IF_ERROR(score_samples(sample.devices, units, ctx, options, state, times, valid, &costs));
-    state.evaluations += used() - before;
-    keep_elites(sample.actions, costs, options.elites, state);
-    const torch::Tensor elites = options.elite_weight > 0 ? elite_tensor(state) : torch::Tensor();
-    UpdateStats stats;
-    const std::vector<float> advantage = advantages(times, valid, it, options, state.baseline, stats);
-    const torch::Tensor sampled_log_prob = sample.log_prob.detach();
-    const double entropy = sample.entropy.mean().item<double>();
-    for (int64_t epoch = 0; epoch < std::max<int64_t>(1, options.epochs); ++epoch) {
-      // The first epoch's log-probabilities are the sample's own.
-      const PolicySample now = epoch == 0 ? sample : policy.evaluate(sample.actions);
-      torch::Tensor loss = policy_loss(advantage, now, sampled_log_prob, options.clip, entropy_weight);
-      // Self-imitation: the policy's own best samples so far, once per batch.
-      if (epoch == 0 && elites.defined()) loss = loss - options.elite_weight * policy.evaluate(elites).log_prob.mean();
-      DEVPLACE_RETURN_IF_ERROR(check_finite(loss, method, it));
-      optimizer.zero_grad();
-      loss.backward();
-      torch::nn::utils::clip_grad_norm_(policy.parameters(), options.grad_clip);
-      optimizer.step();
+    Result<UpdateOutcome> outcome = source.update(it, left(), entropy_weight_at(options, state.evaluations));
+    if (!outcome.ok()) {
+      failed = outcome.error();
+      break;
     }
     ++state.iteration;  // before the record, so that a checkpoint counts this update
-    DEVPLACE_RETURN_IF_ERROR(run.record(state.evaluations, stats.mean_valid_time_s, entropy,
-                                        static_cast<double>(stats.num_valid) / static_cast<double>(n), lr,
-                                        fraction_done(state.iteration)));
+    state.evaluations += outcome.value().samples;
+    failed = run.record(state.evaluations, outcome.value().mean_valid_time_s, outcome.value().entropy, outcome.value().valid_fraction,
+                        lr, fraction_done(state.iteration));
+    if (!failed.ok()) break;
   }
+  source.stop();
   run.finish_bar();
+  DEVPLACE_RETURN_IF_ERROR(failed);
 
   if (interrupted) {
     DEVPLACE_RETURN_IF_ERROR(run.save_interrupted());
@@ -425,6 +394,20 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
                                      : eval_budget > 0            ? std::max<int64_t>(0, eval_budget - used())
                                                                   : options.polish_evaluations;
   return polish(units, ctx, seed_base, state, polish_evaluations, left_s);
+}
+
+Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units, const PlaceContext& ctx,
+                                  const ReinforceOptions& given, std::string_view method) {
+  const ReinforceOptions options = effective_options(ctx, given);
+  use_one_thread();
+  const uint64_t seed_base = ctx.rng.next_u64();
+  // What draws before the first update draws from the seed.
+  torch::manual_seed(seed_base & 0x7fffffffffffffffULL);
+  if (ctx.training.distributed != Distribution::kNone) return train_distributed(policy, units, ctx, options, seed_base, method);
+  torch::optim::Adam optimizer(policy.parameters(), torch::optim::AdamOptions(options.learning_rate));
+  TrainState state;
+  LocalUpdates source(policy, optimizer, units, ctx, options, state, seed_base, method);
+  return run_training(policy, optimizer, state, source, units, ctx, options, seed_base, method);
 }
 
 }  // namespace devplace::rl

@@ -1,8 +1,9 @@
 // File: reinforce_steps.h
-// The steps of a REINFORCE run, shared by the one-process trainer
-// (reinforce.cc) and the MPI one (distributed.cc): the options a run
-// really uses, the per-update schedules, scoring samples, the advantages
-// and loss, the warm start, and the finish (greedy decode and polish).
+// The steps of a training run: the one loop (run_training), and what it
+// and its update sources (local_updates.h, distributed.cc) share: the
+// options a run really uses, the per-update schedules, scoring samples,
+// the advantages and loss, the warm start, and the finish (greedy decode
+// and polish).
 #pragma once
 
 #include <cstdint>
@@ -16,10 +17,12 @@
 #include "rl/placement_policy.h"
 #include "rl/reinforce.h"
 #include "rl/training_state.h"
+#include "rl/update_source.h"
 
 namespace devplace::rl {
 
-// The given options with the context's recipe and --polish applied.
+// The given options with the context's recipe, flags and --polish applied
+// (the polish capped at a quarter of an evaluation budget).
 ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptions& given);
 
 // torch's seed for update `it` (and, in a distributed run, controller `worker`):
@@ -78,5 +81,16 @@ Status greedy_decode(PlacementPolicy& policy, const Grouping& units, const Place
 // evaluations is 0.
 Result<Placement> polish(const Grouping& units, const PlaceContext& ctx, uint64_t seed_base, const TrainState& state,
                          int64_t evaluations, double seconds);
+
+// The training loop both trainers run (on rank 0 when distributed): resume,
+// warm start, then updates from `source` while the budget (--iterations,
+// --evaluations with the polish's share and one evaluation kept, --budget)
+// allows, with the learning-rate and entropy schedules, the log and the
+// checkpoints; then the greedy decode and the polish. Ctrl-C saves a
+// checkpoint and returns the best placement so far. `optimizer` and
+// `state` are those `source` updates.
+Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer& optimizer, TrainState& state, UpdateSource& source,
+                               const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options, uint64_t seed_base,
+                               std::string_view method);
 
 }  // namespace devplace::rl
