@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
 # Installs what devplace needs, builds it, and runs every test twice: in the
-# release build, and in an AddressSanitizer + UndefinedBehaviorSanitizer build.
+# release build, and in an AddressSanitizer + UndefinedBehaviorSanitizer build
+# (which skips the benchmarks). Prints how long each
+# phase took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+start=$SECONDS
+phase() {
+  echo "test.sh: $1 took $((SECONDS - start)) s"
+  start=$SECONDS
+}
+
 bash scripts/setup.sh
+phase setup
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build
+phase "release build"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+phase "release tests"
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEVPLACE_SANITIZE=ON >/dev/null
 cmake --build build-asan
+phase "sanitizer build"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$(nproc)"
+phase "sanitizer tests"

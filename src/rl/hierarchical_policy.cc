@@ -23,6 +23,13 @@ HierarchicalPolicy::HierarchicalPolicy(const Problem& problem, const Grouping& u
   for (int32_t u = 0; u < num_units_; ++u) {
     for (DeviceId d = 0; d < num_devices_; ++d) acc[u][d] = units.allows(u, d) ? 0.0f : 1.0f;
   }
+  prior_ = torch::zeros({num_units_, groups_});
+  if (options.locality_width > 0) {
+    const torch::Tensor centre = (torch::arange(num_units_, torch::kFloat) + 0.5) * (static_cast<double>(groups_) / static_cast<double>(num_units_));
+    const torch::Tensor group = torch::arange(groups_, torch::kFloat) + 0.5;
+    const torch::Tensor z = (centre.unsqueeze(1) - group.unsqueeze(0)) / options.locality_width;
+    prior_ = -0.5 * z * z;
+  }
   grouper_in_ = register_module("grouper_in", torch::nn::Linear(f.dim, options.grouper_hidden));
   grouper_out_ = register_module("grouper_out", torch::nn::Linear(options.grouper_hidden, groups_));
   placer_ = register_module("placer", Seq2SeqNet(f.dim + 1, static_cast<int>(num_devices_), options.placer));
@@ -104,7 +111,7 @@ torch::Tensor HierarchicalPolicy::actions_for(const torch::Tensor& devices) {
 }
 
 torch::Tensor HierarchicalPolicy::grouper_log_prob() {
-  return torch::log_softmax(grouper_out_->forward(torch::relu(grouper_in_->forward(features_))), 1);
+  return torch::log_softmax(grouper_out_->forward(torch::relu(grouper_in_->forward(features_))) + prior_, 1);
 }
 
 PolicySample HierarchicalPolicy::combine(const torch::Tensor& logp, const torch::Tensor& assignment, const PolicySample& placed) const {

@@ -33,6 +33,11 @@ namespace devplace::rl {
 struct HierarchicalOptions {
   int groups = 0;          // N; 0: min(256, 20 x devices), never more than the units
   int grouper_hidden = 64;
+  // A fixed prior on the grouper's logits: unit u (of U, in topological
+  // order) leans to group u N / U, a Gaussian of this width in groups, so
+  // that a young grouper draws groups of neighbouring units. 0: none (the
+  // paper's grouper).
+  double locality_width = 2.0;
   PolicyOptions placer;
 };
 
@@ -66,6 +71,7 @@ class HierarchicalPolicy : public PlacementPolicy {
   const Grouping& units_;
   int64_t num_units_, num_devices_, groups_;
   torch::Tensor features_;   // [U, F]
+  torch::Tensor prior_;      // [U, N]: the locality prior on the grouper's logits (zeros without one)
   torch::Tensor disallowed_; // [U, D] float, 1 where a unit may not use the device
   torch::nn::Linear grouper_in_{nullptr}, grouper_out_{nullptr};
   Seq2SeqNet placer_{nullptr};

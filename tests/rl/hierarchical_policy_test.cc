@@ -54,5 +54,30 @@ TEST(HierarchicalPolicy, SamplesAllowedDevicesAndTrainsBothParts) {
   EXPECT_LT(lp.item<double>(), 0.0);
 }
 
+// The locality prior: a fresh grouper draws groups of units that are
+// neighbours in topological order; without it, it scatters them.
+TEST(HierarchicalPolicy, TheLocalityPriorGroupsNeighbours) {
+  Graph g = testing::tiny_dag(5, 200);
+  Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  const Problem p = Problem::create(g, c, *cost).value();
+  const Grouping units = Grouping::create(p, GroupingOptions{GroupingKind::kColocation});
+  const int64_t nu = units.num_groups();
+  auto mean_distance = [&](double width) {
+    torch::manual_seed(1);
+    HierarchicalOptions options;
+    options.groups = 20;
+    options.locality_width = width;
+    HierarchicalPolicy policy(p, units, options);
+    const torch::Tensor groups = policy.sample(8, /*greedy=*/false, 0.0).actions.narrow(1, 0, nu).to(torch::kDouble);  // [K, U]
+    const torch::Tensor centre = (torch::arange(nu, torch::kDouble) + 0.5) * (20.0 / static_cast<double>(nu)) - 0.5;
+    return (groups - centre.unsqueeze(0)).abs().mean().item<double>();
+  };
+  ASSERT_GE(nu, 100);
+  const double near = mean_distance(2.0), scattered = mean_distance(0.0);
+  EXPECT_LT(near, 3.0);
+  EXPECT_GT(scattered, 5.0);
+}
+
 }  // namespace
 }  // namespace devplace::rl
