@@ -15,6 +15,7 @@ PolicyOptions policy_options(const TrainingRunOptions& training) {
   if (training.policy_hidden > 0) options.hidden = training.policy_hidden;
   if (training.attention != AttentionKind::kDefault)
     options.attention_kind = training.attention == AttentionKind::kAdditive ? Attention::kAdditive : Attention::kMultiplicative;
+  if (training.paper_recipe) options.stickiness = 0;  // the paper's policy
   return options;
 }
 
@@ -124,6 +125,7 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
       lstm_step_inplace(gates, hidden, cell);
       const torch::Tensor context = attention_context(hidden.unsqueeze(1), enc, keys, additive, attend_decoder_, attend_score_).squeeze(1);
       torch::Tensor logits = clip * torch::tanh(out_->forward(torch::cat({hidden, context}, 1)) * inv_temperature) + offset.select(1, step);
+      if (options_.stickiness != 0) logits += options_.stickiness * torch::one_hot(prev, d + 1).narrow(1, 0, d).to(torch::kFloat);
       if (!greedy) logits += gumbel.select(1, step);
       prev = logits.argmax(1);
       chosen.push_back(prev);
@@ -138,7 +140,8 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
                                   (torch::matmul(enc, dec_w_ih_.narrow(1, e, h2).t()) + dec_bias_);  // [K, G, 8H]
   const torch::Tensor states = lstm_sequence(projected, dec_w_hh_, false);                          // [K, G, 2H]
   const torch::Tensor context = attention_context(states, enc, keys, additive, attend_decoder_, attend_score_);
-  const torch::Tensor logits = clip * torch::tanh(out_->forward(torch::cat({states, context}, 2)) * inv_temperature) + offset;
+  torch::Tensor logits = clip * torch::tanh(out_->forward(torch::cat({states, context}, 2)) * inv_temperature) + offset;
+  if (options_.stickiness != 0) logits = logits + options_.stickiness * torch::one_hot(prev_devices, d + 1).narrow(2, 0, d).to(torch::kFloat);
   const torch::Tensor logp = torch::log_softmax(logits, 2);  // [K, G, D]
   const torch::Tensor log_prob = logp.gather(2, devices.unsqueeze(2)).squeeze(2);  // [K, G]
   const torch::Tensor p = logp.exp();

@@ -142,6 +142,29 @@ TEST(EntropyWeight, HalvesEveryHalfLifeWhateverTheBudget) {
   EXPECT_DOUBLE_EQ(entropy_weight_at(options, 100000), 0.02);
 }
 
+// The stickiness prior: a fresh policy gives neighbouring groups the same
+// device more often than without it, and evaluate() scores its samples as
+// sample() did.
+TEST(Stickiness, AFreshPolicyKeepsNeighboursTogether) {
+  TinyPolicy tiny;
+  const GroupFeatures f = group_features(tiny.problem, tiny.units);
+  const torch::Tensor features = torch::from_blob(const_cast<float*>(f.values.data()), {f.num_groups, f.dim}, torch::kFloat).clone();
+  const torch::Tensor allowed = torch::ones({f.num_groups, 3}, torch::kBool);
+  auto same_as_previous = [&](double stickiness) {
+    torch::manual_seed(3);
+    PolicyOptions options;
+    options.stickiness = stickiness;
+    Seq2SeqPolicy policy(features, allowed, 3, options);
+    const PolicySample s = policy.sample(64, /*greedy=*/false, 0.0);
+    EXPECT_TRUE(torch::allclose(policy.evaluate(s.actions).log_prob, s.log_prob, 1e-4, 1e-5)) << "stickiness " << stickiness;
+    const int64_t g = s.devices.size(1);
+    return (s.devices.narrow(1, 1, g - 1) == s.devices.narrow(1, 0, g - 1)).to(torch::kDouble).mean().item<double>();
+  };
+  const double plain = same_as_previous(0.0), sticky = same_as_previous(3.0);
+  EXPECT_LT(plain, 0.6);
+  EXPECT_GT(sticky, 0.8);
+}
+
 // The training log's mean_step_s column, one value per update.
 std::vector<double> mean_column(const std::string& path) {
   std::ifstream in(path);
@@ -182,7 +205,9 @@ TEST(Learning, FromScratchTheMeanSampleImprovesAndBeatsRandomSampling) {
     // The first and last 5 updates' mean samples.
     const double first = std::accumulate(mean.begin(), mean.begin() + 5, 0.0) / 5;
     const double last = std::accumulate(mean.end() - 5, mean.end(), 0.0) / 5;
-    improved += last < 0.9 * first;
+    // Better than at the start, and converged: the policy's mean sample is
+    // its best placement (a policy that did not learn samples worse ones).
+    improved += last < first && last <= 1.005 * search_cost_s(problem, rl.evaluation);
     std::printf("seed %d: mean sample %.4f s over the first 5 updates, %.4f s over the last 5\n", static_cast<int>(seed), first, last);
     options.training = {};
     const PlacerRun random = run_placer("random-search", problem, sim, options).value();
