@@ -33,6 +33,18 @@ Result<std::string> path_option(const Args& args, const std::string& name) {
   return *text;
 }
 
+// A number in [0, 100] for --NAME into `out`, if given.
+Status weight_option(const Args& args, const std::string& name, double& out) {
+  if (auto text = args.get(name)) {
+    double w = -1;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), w);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(w) || w < 0 || w > 100)
+      return invalid_input("--" + name + ": expected a number in [0, 100], got '" + *text + "'");
+    out = w;
+  }
+  return Status::ok_status();
+}
+
 }  // namespace
 
 std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
@@ -54,6 +66,7 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
   options.push_back({"epochs", "N", "a learned method's optimizer steps per batch of samples (default 4; paper recipe 1)"});
   options.push_back({"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 0: off)"});
   options.push_back({"entropy-weight", "X", "a learned method's entropy bonus, halving every 1000 evaluations (default 0.01; paper recipe 0)"});
+  options.push_back({"stickiness", "X", "a learned method's bonus on the logit of the previous group's device (default 0)"});
   options.push_back({"policy-hidden", "N", "LSTM units per encoder direction of a learned method; the decoder has 2N (default 64)"});
   options.push_back({"attention", "KIND", "a learned method's attention: multiplicative (default, Luong) or additive (Bahdanau, the paper's)"});
   options.push_back({"distributed", "", "train a learned method over MPI (under mpirun): rank 0 holds the policy, the others sample"});
@@ -125,20 +138,9 @@ Result<PlacerRunOptions> placer_run_options(const Args& args) {
   DEVPLACE_ASSIGN_OR_RETURN(training.samples_per_update, positive_int(args, "samples", 0, kMaxSamples));
   if (args.get("samples") && training.samples_per_update < 2) return invalid_input("--samples: expected at least 2 (samples are compared with each other), got '" + *args.get("samples") + "'");
   DEVPLACE_ASSIGN_OR_RETURN(training.epochs, positive_int(args, "epochs", 0, kMaxEpochs));
-  if (auto text = args.get("entropy-weight")) {
-    double w = -1;
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), w);
-    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(w) || w < 0 || w > 100)
-      return invalid_input("--entropy-weight: expected a number in [0, 100], got '" + *text + "'");
-    training.entropy_weight = w;
-  }
-  if (auto text = args.get("elite-weight")) {
-    double w = -1;
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), w);
-    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(w) || w < 0 || w > 100)
-      return invalid_input("--elite-weight: expected a number in [0, 100], got '" + *text + "'");
-    training.elite_weight = w;
-  }
+  DEVPLACE_RETURN_IF_ERROR(weight_option(args, "entropy-weight", training.entropy_weight));
+  DEVPLACE_RETURN_IF_ERROR(weight_option(args, "elite-weight", training.elite_weight));
+  DEVPLACE_RETURN_IF_ERROR(weight_option(args, "stickiness", training.stickiness));
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t hidden, positive_int(args, "policy-hidden", 0, kMaxPolicyHidden));
   training.policy_hidden = static_cast<int>(hidden);
   if (auto text = args.get("attention")) {

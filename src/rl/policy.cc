@@ -15,7 +15,7 @@ PolicyOptions policy_options(const TrainingRunOptions& training) {
   if (training.policy_hidden > 0) options.hidden = training.policy_hidden;
   if (training.attention != AttentionKind::kDefault)
     options.attention_kind = training.attention == AttentionKind::kAdditive ? Attention::kAdditive : Attention::kMultiplicative;
-  if (training.paper_recipe) options.stickiness = 0;  // the paper's policy
+  if (training.stickiness >= 0) options.stickiness = training.stickiness;
   return options;
 }
 

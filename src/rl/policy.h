@@ -50,10 +50,10 @@ struct PolicyOptions {
   double temperature = 2.0;
   double logit_clip = 5.0;    // C in C x tanh(logits / temperature)
   // A fixed bonus on the logit of the device the previous group got, so
-  // that a young policy places runs of neighbouring groups together (see
-  // docs/rl.md for what it changed). 0: none (the paper's policy, and
-  // --recipe paper's).
-  double stickiness = 3.0;
+  // that a young policy places runs of neighbouring groups together
+  // (--stickiness; docs/rl.md says what it changed). 0: none, the paper's
+  // policy.
+  double stickiness = 0.0;
 };
 
 // The defaults with --policy-hidden and --attention applied.
