@@ -192,10 +192,14 @@ def check_protocol(args, tmp, graph, doc, devices, label):
     check(rc == 0, f"{label}: bye -> exit 0, got {rc}")
     check(rest == "", f"{label}: nothing on stdout after bye, got {rest!r}")
     if len(times) >= 2:
-        ratio = max(times.values()) / min(times.values())
         # Only plausibility: the same step split over two cores on a shared
-        # 2-core machine is neither much faster nor much slower.
-        check(ratio < 10, f"{label}: placements' step times within 10x of each other: {times}")
+        # 2-core machine is neither much faster nor much slower. Below 5 ms
+        # (the tiny model: under 1 ms on one core) a step that hops between
+        # cores at every op is mostly thread hand-offs, which a loaded
+        # machine stretches (7.6 ms against 0.7 ms in an ASan CI run), so
+        # the ratio is taken against 5 ms at least.
+        ratio = max(times.values()) / max(min(times.values()), 0.005)
+        check(ratio < 10, f"{label}: placements' step times within 10x of each other (or of 5 ms): {times}")
     print(f"{label}: " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in times.items()), flush=True)
     return times
 
