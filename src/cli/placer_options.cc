@@ -67,6 +67,8 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
   options.push_back({"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 0: off)"});
   options.push_back({"entropy-weight", "X", "a learned method's entropy bonus, halving every 1000 evaluations (default 0.01; paper recipe 0)"});
   options.push_back({"stickiness", "X", "a learned method's bonus on the logit of the previous group's device (default 0)"});
+  options.push_back({"neighbours", "on|off", "whether a learned method's decoder sees the devices of each group's placed neighbours (default on; paper recipe off)"});
+  options.push_back({"affinity", "X", "with --neighbours on: a fixed bonus on the logits of the devices of a group's placed neighbours, by bytes (default 3; paper recipe 0)"});
   options.push_back({"policy-hidden", "N", "LSTM units per encoder direction of a learned method; the decoder has 2N (default 64)"});
   options.push_back({"attention", "KIND", "a learned method's attention: multiplicative (default, Luong) or additive (Bahdanau, the paper's)"});
   options.push_back({"distributed", "", "train a learned method over MPI (under mpirun): rank 0 holds the policy, the others sample"});
@@ -141,6 +143,13 @@ Result<PlacerRunOptions> placer_run_options(const Args& args) {
   DEVPLACE_RETURN_IF_ERROR(weight_option(args, "entropy-weight", training.entropy_weight));
   DEVPLACE_RETURN_IF_ERROR(weight_option(args, "elite-weight", training.elite_weight));
   DEVPLACE_RETURN_IF_ERROR(weight_option(args, "stickiness", training.stickiness));
+  if (auto text = args.get("neighbours")) {
+    if (*text != "on" && *text != "off") return invalid_input("--neighbours: expected 'on' or 'off', got '" + *text + "'");
+    training.neighbour_devices = *text == "on" ? 1 : 0;
+  }
+  DEVPLACE_RETURN_IF_ERROR(weight_option(args, "affinity", training.affinity));
+  if (training.affinity > 0 && (training.neighbour_devices == 0 || (training.paper_recipe && training.neighbour_devices != 1)))
+    return invalid_input("--affinity needs --neighbours on");
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t hidden, positive_int(args, "policy-hidden", 0, kMaxPolicyHidden));
   training.policy_hidden = static_cast<int>(hidden);
   if (auto text = args.get("attention")) {

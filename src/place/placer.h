@@ -65,6 +65,8 @@ struct TrainingRunOptions {
   double entropy_weight = -1;      // entropy bonus at the start; < 0: the recipe's
   double elite_weight = -1;        // self-imitation of the policy's best samples; < 0: the recipe's
   double stickiness = -1;          // the decoder's bonus for the previous group's device; < 0: the default
+  int neighbour_devices = -1;      // the decoder sees its placed neighbours' devices: 1 on, 0 off, -1 the recipe's
+  double affinity = -1;            // a fixed bonus on the logits from those devices; < 0: the default
   int policy_hidden = 0;           // LSTM units per encoder direction (the decoder has twice); 0: the default
   AttentionKind attention = AttentionKind::kDefault;
   Distribution distributed = Distribution::kNone;  // --distributed [--sync], under mpirun

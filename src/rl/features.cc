@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <string_view>
+#include <utility>
 
 namespace devplace::rl {
 
@@ -97,6 +98,50 @@ GroupFeatures group_features(const Problem& problem, const Grouping& grouping) {
   for (int32_t grp = 0; grp < ng; ++grp)
     f.values[static_cast<size_t>(grp) * f.dim + kSizeFeatures + 5] = ng > 1 ? static_cast<float>(grp) / static_cast<float>(ng - 1) : 0.0f;
   return f;
+}
+
+PlacedNeighbours placed_neighbours(const Problem& problem, const Grouping& grouping) {
+  const Graph& g = problem.graph();
+  const int ng = grouping.num_groups();
+  // Bytes per unordered pair of groups: each tensor counts once per group
+  // that reads it outside its producer's group.
+  std::vector<std::vector<std::pair<int32_t, double>>> pairs(ng);
+  std::vector<double> total(ng, 0.0);
+  std::vector<int32_t> readers;
+  for (const Tensor& t : g.tensors()) {
+    const int32_t from = grouping.group_of(t.producer);
+    readers.clear();
+    for (OpId c : t.consumers) {
+      const int32_t to = grouping.group_of(c);
+      if (to != from) readers.push_back(to);
+    }
+    std::sort(readers.begin(), readers.end());
+    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+    const double bytes = static_cast<double>(std::max<int64_t>(t.bytes, 1));
+    for (int32_t to : readers) {
+      total[from] += bytes;
+      total[to] += bytes;
+      const int32_t later = std::max(from, to), earlier = std::min(from, to);
+      pairs[later].push_back({earlier, bytes});
+    }
+  }
+  PlacedNeighbours n;
+  n.offsets.reserve(static_cast<size_t>(ng) + 1);
+  n.offsets.push_back(0);
+  for (int32_t grp = 0; grp < ng; ++grp) {
+    std::vector<std::pair<int32_t, double>>& list = pairs[grp];
+    std::sort(list.begin(), list.end());
+    for (size_t i = 0; i < list.size();) {
+      size_t j = i;
+      double bytes = 0;
+      for (; j < list.size() && list[j].first == list[i].first; ++j) bytes += list[j].second;
+      n.index.push_back(list[i].first);
+      n.weight.push_back(static_cast<float>(bytes / total[grp]));
+      i = j;
+    }
+    n.offsets.push_back(static_cast<int64_t>(n.index.size()));
+  }
+  return n;
 }
 
 }  // namespace devplace::rl

@@ -45,4 +45,18 @@ int feature_dim(int num_devices);
 
 GroupFeatures group_features(const Problem& problem, const Grouping& grouping);
 
+// For each group, the groups before it (in group order, so placed before it
+// by a decoder that walks the groups in order) that it exchanges tensors
+// with, in either direction, each weighted by the bytes exchanged over all
+// the bytes the group exchanges with any group. A group's weights sum to at
+// most 1 (less when it also talks to groups after it). CSR: the neighbours
+// of group g are index[offsets[g] .. offsets[g + 1]).
+struct PlacedNeighbours {
+  std::vector<int64_t> offsets;  // num_groups + 1
+  std::vector<int32_t> index;
+  std::vector<float> weight;
+};
+
+PlacedNeighbours placed_neighbours(const Problem& problem, const Grouping& grouping);
+
 }  // namespace devplace::rl

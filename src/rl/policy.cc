@@ -12,10 +12,18 @@ namespace devplace::rl {
 
 PolicyOptions policy_options(const TrainingRunOptions& training) {
   PolicyOptions options;
+  // The default recipe's network sees its placed neighbours' devices, with
+  // an affinity of 3 (docs/rl.md, the ablation); the paper's does not.
+  if (!training.paper_recipe) {
+    options.neighbour_devices = true;
+    options.affinity = 3.0;
+  }
   if (training.policy_hidden > 0) options.hidden = training.policy_hidden;
   if (training.attention != AttentionKind::kDefault)
     options.attention_kind = training.attention == AttentionKind::kAdditive ? Attention::kAdditive : Attention::kMultiplicative;
   if (training.stickiness >= 0) options.stickiness = training.stickiness;
+  if (training.neighbour_devices >= 0) options.neighbour_devices = training.neighbour_devices == 1;
+  if (training.affinity >= 0) options.affinity = training.affinity;
   return options;
 }
 
@@ -47,6 +55,12 @@ Seq2SeqNetImpl::Seq2SeqNetImpl(int feature_dim, int num_devices, const PolicyOpt
     attend_encoder_ = register_module("attend_encoder", torch::nn::Linear(torch::nn::LinearOptions(2 * h, 2 * h).bias(false)));
   }
   out_ = register_module("out", torch::nn::Linear(4 * h, num_devices));
+  if (options.neighbour_devices) {
+    dec_w_nb_ = register_parameter("decoder_w_neighbours", uniform({8 * h, num_devices}, 2 * h));
+    out_nb_ = register_module("out_neighbours", torch::nn::Linear(torch::nn::LinearOptions(num_devices, num_devices).bias(false)));
+    torch::NoGradGuard no_grad;
+    out_nb_->weight.zero_();
+  }
 }
 
 namespace {
@@ -73,10 +87,25 @@ torch::Tensor attention_context(const torch::Tensor& query, const torch::Tensor&
   return torch::bmm(weights, enc);
 }
 
+// out[k][d] += the weights of step's placed neighbours whose device in
+// `devices` (a [K, G] accessor) is d.
+void add_neighbour_histogram(const PlacedNeighbours& nb, int64_t step, const torch::TensorAccessor<int64_t, 2>& devices,
+                             float* out, int64_t row_stride, int64_t num_devices) {
+  const int64_t k = devices.size(0);
+  for (int64_t i = nb.offsets[step]; i < nb.offsets[step + 1]; ++i) {
+    const int32_t p = nb.index[i];
+    const float w = nb.weight[i];
+    for (int64_t s = 0; s < k; ++s) {
+      const int64_t dev = devices[s][p];
+      if (dev >= 0 && dev < num_devices) out[s * row_stride + dev] += w;
+    }
+  }
+}
+
 }  // namespace
 
 PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
-                                     double noise_std, const torch::Tensor& forced) {
+                                     double noise_std, const torch::Tensor& forced, const PlacedNeighbours* neighbours) {
   const int64_t b = features.size(0);
   const int64_t g = features.size(1);
   const int64_t d = num_devices_;
@@ -85,6 +114,9 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
   DEVPLACE_CHECK(b == 1 || b == k);
   DEVPLACE_CHECK(allowed.size(0) == b && allowed.size(1) == g && allowed.size(2) == d);
   const bool additive = options_.attention_kind == Attention::kAdditive;
+  const bool use_neighbours = options_.neighbour_devices && neighbours != nullptr;
+  DEVPLACE_CHECK(!use_neighbours || (b == 1 && static_cast<int64_t>(neighbours->offsets.size()) == g + 1));
+  const float affinity = static_cast<float>(options_.affinity);
   const float inv_temperature = static_cast<float>(1.0 / options_.temperature);
   const float clip = static_cast<float>(options_.logit_clip);
 
@@ -118,29 +150,50 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
     torch::Tensor hidden = torch::zeros({k, h2});
     torch::Tensor cell = torch::zeros({k, h2});
     torch::Tensor prev = torch::full({k}, d, torch::kLong);  // the start token
-    std::vector<torch::Tensor> chosen;
-    chosen.reserve(g);
+    devices = torch::full({k, g}, d, torch::kLong);
+    const auto chosen = devices.accessor<int64_t, 2>();
+    torch::Tensor histogram = use_neighbours ? torch::zeros({k, d}) : torch::Tensor();
     for (int64_t step = 0; step < g; ++step) {
-      const torch::Tensor gates = torch::addmm(gates_in[step] + device_gates.index_select(0, prev), hidden, w_hh_t);
+      torch::Tensor gates_x = gates_in[step] + device_gates.index_select(0, prev);
+      if (use_neighbours) {
+        histogram.zero_();
+        add_neighbour_histogram(*neighbours, step, chosen, histogram.data_ptr<float>(), d, d);
+        gates_x = gates_x + torch::mm(histogram, dec_w_nb_.t());
+      }
+      const torch::Tensor gates = torch::addmm(gates_x, hidden, w_hh_t);
       lstm_step_inplace(gates, hidden, cell);
       const torch::Tensor context = attention_context(hidden.unsqueeze(1), enc, keys, additive, attend_decoder_, attend_score_).squeeze(1);
-      torch::Tensor logits = clip * torch::tanh(out_->forward(torch::cat({hidden, context}, 1)) * inv_temperature) + offset.select(1, step);
+      torch::Tensor raw = out_->forward(torch::cat({hidden, context}, 1));
+      if (use_neighbours) raw = raw + out_nb_->forward(histogram);
+      torch::Tensor logits = clip * torch::tanh(raw * inv_temperature) + offset.select(1, step);
+      if (use_neighbours && affinity != 0) logits += affinity * histogram;
       if (options_.stickiness != 0) logits += options_.stickiness * torch::one_hot(prev, d + 1).narrow(1, 0, d).to(torch::kFloat);
       if (!greedy) logits += gumbel.select(1, step);
       prev = logits.argmax(1);
-      chosen.push_back(prev);
+      devices.select(1, step).copy_(prev);
     }
-    devices = torch::stack(chosen, 1);
   }
 
   // Pass 2, with gradients, given the devices: the decoder over the whole
   // sequence, then attention and logits for all steps at once.
   const torch::Tensor prev_devices = torch::cat({torch::full({k, 1}, d, torch::kLong), devices.narrow(1, 0, g - 1)}, 1);
-  const torch::Tensor projected = torch::matmul(device_embed_->forward(prev_devices), dec_w_ih_.narrow(1, 0, e).t()) +
-                                  (torch::matmul(enc, dec_w_ih_.narrow(1, e, h2).t()) + dec_bias_);  // [K, G, 8H]
-  const torch::Tensor states = lstm_sequence(projected, dec_w_hh_, false);                          // [K, G, 2H]
+  torch::Tensor histograms;  // [K, G, D], no gradient: the devices are given
+  if (use_neighbours) {
+    histograms = torch::zeros({k, g, d});
+    const torch::Tensor given = devices.contiguous();
+    const auto acc = given.accessor<int64_t, 2>();
+    float* base = histograms.data_ptr<float>();
+    for (int64_t step = 0; step < g; ++step) add_neighbour_histogram(*neighbours, step, acc, base + step * d, g * d, d);
+  }
+  torch::Tensor projected = torch::matmul(device_embed_->forward(prev_devices), dec_w_ih_.narrow(1, 0, e).t()) +
+                            (torch::matmul(enc, dec_w_ih_.narrow(1, e, h2).t()) + dec_bias_);  // [K, G, 8H]
+  if (use_neighbours) projected = projected + torch::matmul(histograms, dec_w_nb_.t());
+  const torch::Tensor states = lstm_sequence(projected, dec_w_hh_, false);  // [K, G, 2H]
   const torch::Tensor context = attention_context(states, enc, keys, additive, attend_decoder_, attend_score_);
-  torch::Tensor logits = clip * torch::tanh(out_->forward(torch::cat({states, context}, 2)) * inv_temperature) + offset;
+  torch::Tensor raw = out_->forward(torch::cat({states, context}, 2));
+  if (use_neighbours) raw = raw + out_nb_->forward(histograms);
+  torch::Tensor logits = clip * torch::tanh(raw * inv_temperature) + offset;
+  if (use_neighbours && affinity != 0) logits = logits + affinity * histograms;
   if (options_.stickiness != 0) logits = logits + options_.stickiness * torch::one_hot(prev_devices, d + 1).narrow(2, 0, d).to(torch::kFloat);
   const torch::Tensor logp = torch::log_softmax(logits, 2);  // [K, G, D]
   const torch::Tensor log_prob = logp.gather(2, devices.unsqueeze(2)).squeeze(2);  // [K, G]
@@ -149,17 +202,19 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
   return {devices.contiguous(), devices.contiguous(), log_prob, entropy};
 }
 
-Seq2SeqPolicy::Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options)
-    : features_(features.unsqueeze(0)), allowed_(allowed.unsqueeze(0)) {
+Seq2SeqPolicy::Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options,
+                             PlacedNeighbours neighbours)
+    : features_(features.unsqueeze(0)), allowed_(allowed.unsqueeze(0)), neighbours_(std::move(neighbours)) {
+  DEVPLACE_CHECK(!options.neighbour_devices || static_cast<int64_t>(neighbours_.offsets.size()) == features.size(0) + 1);
   net_ = register_module("net", Seq2SeqNet(static_cast<int>(features.size(1)), num_devices, options));
 }
 
 PolicySample Seq2SeqPolicy::sample(int64_t k, bool greedy, double noise_std) {
-  return net_->forward(features_, allowed_, k, greedy, noise_std);
+  return net_->forward(features_, allowed_, k, greedy, noise_std, {}, &neighbours_);
 }
 
 PolicySample Seq2SeqPolicy::evaluate(const torch::Tensor& actions) {
-  return net_->forward(features_, allowed_, actions.size(0), /*greedy=*/false, 0.0, actions);
+  return net_->forward(features_, allowed_, actions.size(0), /*greedy=*/false, 0.0, actions, &neighbours_);
 }
 
 torch::Tensor Seq2SeqPolicy::actions_for(const torch::Tensor& devices) { return devices; }

@@ -30,6 +30,7 @@
 #include <torch/torch.h>
 
 #include "place/placer.h"
+#include "rl/features.h"
 #include "rl/placement_policy.h"
 
 namespace devplace::rl {
@@ -54,6 +55,17 @@ struct PolicyOptions {
   // (--stickiness; docs/rl.md says what it changed). 0: none, the paper's
   // policy.
   double stickiness = 0.0;
+  // Neighbour devices: at each step the decoder also sees where the
+  // already-placed neighbours of the group went (features.h,
+  // PlacedNeighbours): a [D] histogram of their devices, weighted by the
+  // bytes exchanged. It enters the decoder's input and, through a linear map
+  // that starts at zero, the logits. So the policy can learn "go where the
+  // data is" along the graph's edges rather than along the decoding order.
+  // Off: the paper's policy.
+  bool neighbour_devices = false;
+  // A fixed bonus X x histogram on the logits (--affinity), the graph
+  // version of stickiness; needs neighbour_devices. 0: none.
+  double affinity = 0.0;
 };
 
 // The defaults with --policy-hidden and --attention applied.
@@ -71,8 +83,10 @@ class Seq2SeqNetImpl : public torch::nn::Module {
   // - forced [K, G] int64: those devices (teacher forcing), with their
   //   log-probabilities.
   // log_prob and entropy are per step, [K, G].
+  // `neighbours`: the groups' placed neighbours, for neighbour_devices (B
+  // must be 1 then); null: none (their histogram is zero).
   PolicySample forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
-                       double noise_std, const torch::Tensor& forced = {});
+                       double noise_std, const torch::Tensor& forced = {}, const PlacedNeighbours* neighbours = nullptr);
 
  private:
   PolicyOptions options_;
@@ -85,14 +99,20 @@ class Seq2SeqNetImpl : public torch::nn::Module {
   torch::nn::Embedding device_embed_{nullptr};
   torch::nn::Linear attend_encoder_{nullptr}, attend_decoder_{nullptr}, attend_score_{nullptr};
   torch::nn::Linear out_{nullptr};
+  // With neighbour_devices: the histogram's share of the decoder gates
+  // [8H, D], and its direct map to the logits (zero at the start).
+  torch::Tensor dec_w_nb_;
+  torch::nn::Linear out_nb_{nullptr};
 };
 TORCH_MODULE(Seq2SeqNet);
 
 // The rl placer's policy: the seq2seq network over fixed group features.
 class Seq2SeqPolicy : public PlacementPolicy {
  public:
-  // features [G, F], allowed [G, D] bool.
-  Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options);
+  // features [G, F], allowed [G, D] bool; neighbours for
+  // options.neighbour_devices.
+  Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options,
+                PlacedNeighbours neighbours = {});
   PolicySample sample(int64_t k, bool greedy, double noise_std) override;
   PolicySample evaluate(const torch::Tensor& actions) override;
   // One decision per group: the actions are the devices.
@@ -100,6 +120,7 @@ class Seq2SeqPolicy : public PlacementPolicy {
 
  private:
   torch::Tensor features_, allowed_;  // [1, G, F], [1, G, D]
+  PlacedNeighbours neighbours_;
   Seq2SeqNet net_{nullptr};
 };
 

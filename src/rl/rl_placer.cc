@@ -30,7 +30,9 @@ class RlPlacer : public Placer {
     }
     // The initial parameters come from the seed.
     torch::manual_seed(ctx.rng.next_u64() & 0x7fffffffffffffffULL);
-    Seq2SeqPolicy policy(features, allowed, nd, policy_options(ctx.training));
+    const PolicyOptions policy_opts = policy_options(ctx.training);
+    Seq2SeqPolicy policy(features, allowed, nd, policy_opts,
+                         policy_opts.neighbour_devices ? placed_neighbours(ctx.problem, grouping) : PlacedNeighbours{});
     ReinforceOptions options;
     options.warm_start_rng = &search_rng;
     return train_reinforce(policy, grouping, ctx, options, "rl");

@@ -102,7 +102,7 @@ Status load_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
     Fingerprint saved{read_long("units"), read_long("devices"), read_long("samples"), read_long("method"), read_long("network")};
     if (saved.method != fp.method) return invalid_input(path + ": not a checkpoint of method '" + std::string(method) + "'");
     if (saved.network != fp.network)
-      return invalid_input(path + ": made for a network of another shape (another --policy-hidden or --attention)");
+      return invalid_input(path + ": made for a network of another shape (another --policy-hidden, --attention or --neighbours)");
     if (!(saved == fp)) {
       return invalid_input(path + ": made for " + std::to_string(saved.units) + " groups on " + std::to_string(saved.devices) +
                            " devices with " + std::to_string(saved.samples) + " samples per update; this run has " +

@@ -165,6 +165,49 @@ TEST(Stickiness, AFreshPolicyKeepsNeighboursTogether) {
   EXPECT_GT(sticky, 0.8);
 }
 
+// The neighbour input: evaluate() scores a sample as sample() did (pass 1,
+// step by step, and pass 2, all steps at once, build the same histograms),
+// and with an affinity a fresh policy puts a group with its heaviest placed
+// neighbour more often than without.
+TEST(NeighbourDevices, SampleAndEvaluateAgreeAndAffinityFollowsTheData) {
+  TinyPolicy tiny;
+  const GroupFeatures f = group_features(tiny.problem, tiny.units);
+  const torch::Tensor features = torch::from_blob(const_cast<float*>(f.values.data()), {f.num_groups, f.dim}, torch::kFloat).clone();
+  const torch::Tensor allowed = torch::ones({f.num_groups, 3}, torch::kBool);
+  const PlacedNeighbours neighbours = placed_neighbours(tiny.problem, tiny.units);
+  std::vector<int32_t> heaviest(f.num_groups, -1);
+  for (int32_t g = 0; g < f.num_groups; ++g) {
+    float best = 0;
+    for (int64_t i = neighbours.offsets[g]; i < neighbours.offsets[g + 1]; ++i) {
+      if (neighbours.weight[i] > best) best = neighbours.weight[i], heaviest[g] = neighbours.index[i];
+    }
+  }
+  auto with_heaviest = [&](bool on, double affinity) {
+    torch::manual_seed(3);
+    PolicyOptions options;
+    options.neighbour_devices = on;
+    options.affinity = affinity;
+    Seq2SeqPolicy policy(features, allowed, 3, options, neighbours);
+    const PolicySample s = policy.sample(64, /*greedy=*/false, 0.0);
+    EXPECT_TRUE(torch::allclose(policy.evaluate(s.actions).log_prob, s.log_prob, 1e-4, 1e-5)) << "affinity " << affinity;
+    const auto dev = s.devices.accessor<int64_t, 2>();
+    int64_t same = 0, pairs = 0;
+    for (int64_t k = 0; k < s.devices.size(0); ++k) {
+      for (int32_t g = 0; g < f.num_groups; ++g) {
+        if (heaviest[g] < 0) continue;
+        same += dev[k][g] == dev[k][heaviest[g]] ? 1 : 0;
+        ++pairs;
+      }
+    }
+    EXPECT_GT(pairs, 0);
+    return static_cast<double>(same) / static_cast<double>(pairs);
+  };
+  const double plain = with_heaviest(false, 0.0), learned = with_heaviest(true, 0.0), prior = with_heaviest(true, 4.0);
+  EXPECT_LT(plain, 0.6) << plain;
+  EXPECT_LT(learned, 0.6) << learned;  // the learned map starts at zero
+  EXPECT_GT(prior, plain + 0.2) << prior << " against " << plain;
+}
+
 // The training log's mean_step_s column, one value per update.
 std::vector<double> mean_column(const std::string& path) {
   std::ifstream in(path);

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "../test_clusters.h"
 #include "../test_graphs.h"
@@ -59,6 +61,54 @@ TEST(RlFeatures, OneRowPerGroupAllInUnitRange) {
     }
   }
   EXPECT_EQ(top_dim, 1.0f);
+}
+
+// Each group's placed neighbours: only groups before it, each weighted by
+// the bytes the pair exchanges (a tensor counts once per reading group)
+// over all the bytes the group exchanges. Checked against a count over
+// unordered pairs.
+TEST(RlFeatures, PlacedNeighboursWeighEarlierGroupsByBytes) {
+  Graph g = build_zoo_model("layered:layers=6,width=3").value();
+  Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  Problem p = Problem::create(g, c, *cost).value();
+  const Grouping grouping = Grouping::create(p, GroupingOptions{GroupingKind::kColocation});
+  const int ng = grouping.num_groups();
+  std::map<std::pair<int32_t, int32_t>, double> pair_bytes;
+  std::vector<double> total(ng, 0.0);
+  for (const Tensor& t : g.tensors()) {
+    std::set<int32_t> readers;
+    for (OpId op : t.consumers) readers.insert(grouping.group_of(op));
+    const int32_t from = grouping.group_of(t.producer);
+    readers.erase(from);
+    for (int32_t to : readers) {
+      pair_bytes[{std::min(from, to), std::max(from, to)}] += static_cast<double>(t.bytes);
+      total[from] += static_cast<double>(t.bytes);
+      total[to] += static_cast<double>(t.bytes);
+    }
+  }
+  const rl::PlacedNeighbours n = rl::placed_neighbours(p, grouping);
+  ASSERT_EQ(n.offsets.size(), static_cast<size_t>(ng) + 1);
+  size_t entries = 0;
+  for (int32_t grp = 0; grp < ng; ++grp) {
+    double sum = 0;
+    for (int64_t i = n.offsets[grp]; i < n.offsets[grp + 1]; ++i) {
+      const int32_t q = n.index[i];
+      ASSERT_LT(q, grp);
+      if (i > n.offsets[grp]) EXPECT_GT(q, n.index[i - 1]);
+      EXPECT_NEAR(n.weight[i], pair_bytes.at({q, grp}) / total[grp], 1e-6);
+      sum += n.weight[i];
+      ++entries;
+    }
+    EXPECT_LE(sum, 1.0 + 1e-5);
+  }
+  size_t earlier_pairs = 0;
+  for (const auto& [pair, bytes] : pair_bytes) earlier_pairs += bytes > 0 ? 1 : 0;
+  EXPECT_EQ(entries, earlier_pairs);
+  // The last group (the loss and its gradient) talks only to groups before it.
+  double last = 0;
+  for (int64_t i = n.offsets[ng - 1]; i < n.offsets[ng]; ++i) last += n.weight[i];
+  EXPECT_NEAR(last, 1.0, 1e-5);
 }
 
 PlacerRun run(const std::string& method, const Problem& p, Simulator& sim, int64_t evaluations, uint64_t seed,
@@ -117,7 +167,7 @@ TEST(Rl, PolicySizeAndAttentionAreOptions) {
   EXPECT_TRUE(sized(8, AttentionKind::kAdditive, "", ckpt).ok());
   const Result<PlacerRun> other = sized(16, AttentionKind::kAdditive, "", ckpt);
   ASSERT_FALSE(other.ok());
-  EXPECT_EQ(other.error().message(), ckpt + ": made for a network of another shape (another --policy-hidden or --attention)");
+  EXPECT_EQ(other.error().message(), ckpt + ": made for a network of another shape (another --policy-hidden, --attention or --neighbours)");
   const Result<PlacerRun> multiplicative = sized(8, AttentionKind::kMultiplicative, "", ckpt);
   ASSERT_FALSE(multiplicative.ok());
   std::filesystem::remove(ckpt);
