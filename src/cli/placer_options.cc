@@ -65,7 +65,7 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
   options.push_back({"samples", "K", "placements a learned method samples per update (default 16; paper recipe 8)"});
   options.push_back({"epochs", "N", "a learned method's optimizer steps per batch of samples (default 4; paper recipe 1)"});
   options.push_back({"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 0: off)"});
-  options.push_back({"entropy-weight", "X", "a learned method's entropy bonus, halving every 1000 evaluations (default 0.01; paper recipe 0)"});
+  options.push_back({"entropy-weight", "X", "a learned method's entropy bonus, halving every 1000 evaluations (default: rl 0, hierarchical 0.01; paper recipe 0)"});
   options.push_back({"stickiness", "X", "a learned method's bonus on the logit of the previous group's device (default 0)"});
   options.push_back({"neighbours", "on|off", "whether a learned method's decoder sees the devices of each group's placed neighbours (default on; paper recipe off)"});
   options.push_back({"affinity", "X", "with --neighbours on: a fixed bonus on the logits of the devices of a group's placed neighbours, by bytes (default 3; paper recipe 0)"});
