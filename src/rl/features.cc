@@ -100,13 +100,9 @@ GroupFeatures group_features(const Problem& problem, const Grouping& grouping) {
   return f;
 }
 
-PlacedNeighbours placed_neighbours(const Problem& problem, const Grouping& grouping) {
+std::vector<ExchangedBytes> exchanged_bytes(const Problem& problem, const Grouping& grouping) {
   const Graph& g = problem.graph();
-  const int ng = grouping.num_groups();
-  // Bytes per unordered pair of groups: each tensor counts once per group
-  // that reads it outside its producer's group.
-  std::vector<std::vector<std::pair<int32_t, double>>> pairs(ng);
-  std::vector<double> total(ng, 0.0);
+  std::vector<ExchangedBytes> pairs;
   std::vector<int32_t> readers;
   for (const Tensor& t : g.tensors()) {
     const int32_t from = grouping.group_of(t.producer);
@@ -118,18 +114,39 @@ PlacedNeighbours placed_neighbours(const Problem& problem, const Grouping& group
     std::sort(readers.begin(), readers.end());
     readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
     const double bytes = static_cast<double>(std::max<int64_t>(t.bytes, 1));
-    for (int32_t to : readers) {
-      total[from] += bytes;
-      total[to] += bytes;
-      const int32_t later = std::max(from, to), earlier = std::min(from, to);
-      pairs[later].push_back({earlier, bytes});
+    for (int32_t to : readers) pairs.push_back({std::min(from, to), std::max(from, to), bytes});
+  }
+  std::sort(pairs.begin(), pairs.end(), [](const ExchangedBytes& a, const ExchangedBytes& b) {
+    return a.first != b.first ? a.first < b.first : a.second < b.second;
+  });
+  size_t out = 0;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (out > 0 && pairs[out - 1].first == pairs[i].first && pairs[out - 1].second == pairs[i].second) {
+      pairs[out - 1].bytes += pairs[i].bytes;
+    } else {
+      pairs[out++] = pairs[i];
     }
   }
+  pairs.resize(out);
+  return pairs;
+}
+
+PlacedNeighbours placed_neighbours(const std::vector<ExchangedBytes>& pairs, const int64_t* group_of, int num_groups) {
+  // Bytes per (later group, earlier group), and each group's total.
+  std::vector<std::vector<std::pair<int32_t, double>>> earlier(num_groups);
+  std::vector<double> total(num_groups, 0.0);
+  for (const ExchangedBytes& p : pairs) {
+    const auto a = static_cast<int32_t>(group_of[p.first]), b = static_cast<int32_t>(group_of[p.second]);
+    if (a == b) continue;
+    total[a] += p.bytes;
+    total[b] += p.bytes;
+    earlier[std::max(a, b)].push_back({std::min(a, b), p.bytes});
+  }
   PlacedNeighbours n;
-  n.offsets.reserve(static_cast<size_t>(ng) + 1);
+  n.offsets.reserve(static_cast<size_t>(num_groups) + 1);
   n.offsets.push_back(0);
-  for (int32_t grp = 0; grp < ng; ++grp) {
-    std::vector<std::pair<int32_t, double>>& list = pairs[grp];
+  for (int32_t grp = 0; grp < num_groups; ++grp) {
+    std::vector<std::pair<int32_t, double>>& list = earlier[grp];
     std::sort(list.begin(), list.end());
     for (size_t i = 0; i < list.size();) {
       size_t j = i;
@@ -142,6 +159,12 @@ PlacedNeighbours placed_neighbours(const Problem& problem, const Grouping& group
     n.offsets.push_back(static_cast<int64_t>(n.index.size()));
   }
   return n;
+}
+
+PlacedNeighbours placed_neighbours(const Problem& problem, const Grouping& grouping) {
+  std::vector<int64_t> identity(static_cast<size_t>(grouping.num_groups()));
+  for (size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<int64_t>(i);
+  return placed_neighbours(exchanged_bytes(problem, grouping), identity.data(), grouping.num_groups());
 }
 
 }  // namespace devplace::rl

@@ -59,4 +59,18 @@ struct PlacedNeighbours {
 
 PlacedNeighbours placed_neighbours(const Problem& problem, const Grouping& grouping);
 
+// The bytes each pair of groups exchanges, in either direction (a tensor
+// counts once per group that reads it outside its producer's group); one
+// entry per pair, first < second.
+struct ExchangedBytes {
+  int32_t first = 0, second = 0;
+  double bytes = 0;
+};
+std::vector<ExchangedBytes> exchanged_bytes(const Problem& problem, const Grouping& grouping);
+
+// The placed neighbours of coarser groups: unit u of the pairs belongs to
+// group group_of[u] (0 <= group_of[u] < num_groups); pairs inside one group
+// vanish, pairs between the same two groups add up.
+PlacedNeighbours placed_neighbours(const std::vector<ExchangedBytes>& pairs, const int64_t* group_of, int num_groups);
+
 }  // namespace devplace::rl

@@ -22,9 +22,11 @@ class HierarchicalPlacer : public Placer {
     torch::manual_seed(ctx.rng.next_u64() & 0x7fffffffffffffffULL);
     HierarchicalOptions hierarchical;
     hierarchical.placer = policy_options(ctx.training);
-    // Its groups change with every sample, so there are no fixed neighbours to see.
-    hierarchical.placer.neighbour_devices = false;
-    hierarchical.placer.affinity = 0;
+    // Off unless asked for (--neighbours on): measured in docs/rl.md.
+    if (ctx.training.neighbour_devices != 1) {
+      hierarchical.placer.neighbour_devices = false;
+      hierarchical.placer.affinity = 0;
+    }
     HierarchicalPolicy policy(ctx.problem, units, hierarchical);
     const PlaceContext unit_ctx{ctx.problem, units, ctx.evaluator, ctx.budget, ctx.rng, ctx.training};
     // The grouper starts uniform over N groups, so it imitates and learns

@@ -33,6 +33,18 @@ HierarchicalPolicy::HierarchicalPolicy(const Problem& problem, const Grouping& u
   grouper_in_ = register_module("grouper_in", torch::nn::Linear(f.dim, options.grouper_hidden));
   grouper_out_ = register_module("grouper_out", torch::nn::Linear(options.grouper_hidden, groups_));
   placer_ = register_module("placer", Seq2SeqNet(f.dim + 1, static_cast<int>(num_devices_), options.placer));
+  neighbour_devices_ = options.placer.neighbour_devices;
+  if (neighbour_devices_) unit_pairs_ = exchanged_bytes(problem, units);
+}
+
+std::unique_ptr<std::vector<PlacedNeighbours>> HierarchicalPolicy::group_neighbours(const torch::Tensor& assignment) const {
+  if (!neighbour_devices_) return nullptr;
+  const torch::Tensor groups = assignment.contiguous();
+  auto out = std::make_unique<std::vector<PlacedNeighbours>>();
+  out->reserve(static_cast<size_t>(groups.size(0)));
+  for (int64_t s = 0; s < groups.size(0); ++s)
+    out->push_back(placed_neighbours(unit_pairs_, groups[s].data_ptr<int64_t>(), static_cast<int>(groups_)));
+  return out;
 }
 
 std::pair<torch::Tensor, torch::Tensor> HierarchicalPolicy::group_inputs(const torch::Tensor& assignment) const {
@@ -75,7 +87,8 @@ PolicySample HierarchicalPolicy::sample(int64_t k, bool greedy, double noise_std
     }
   }
   auto [inputs, allowed] = group_inputs(assignment);
-  const PolicySample placed = placer_->forward(inputs, allowed, k, greedy, noise_std);
+  const auto neighbours = group_neighbours(assignment);
+  const PolicySample placed = placer_->forward(inputs, allowed, k, greedy, noise_std, {}, neighbours.get());
   return combine(logp, assignment, placed);
 }
 
@@ -87,7 +100,8 @@ PolicySample HierarchicalPolicy::evaluate(const torch::Tensor& actions) {
   // A forced device the group may not use (imitation) would have
   // probability 0: allow it. Sampled devices are allowed already.
   allowed = allowed.logical_or(torch::one_hot(group_devices, num_devices_).to(torch::kBool));
-  const PolicySample placed = placer_->forward(inputs, allowed, k, /*greedy=*/false, 0.0, group_devices);
+  const auto neighbours = group_neighbours(assignment);
+  const PolicySample placed = placer_->forward(inputs, allowed, k, /*greedy=*/false, 0.0, group_devices, neighbours.get());
   return combine(grouper_log_prob(), assignment, placed);
 }
 

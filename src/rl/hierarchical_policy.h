@@ -21,6 +21,9 @@
 // Only rl/ includes torch headers.
 #pragma once
 
+#include <memory>
+#include <vector>
+
 #include <torch/torch.h>
 
 #include "group/grouping.h"
@@ -63,6 +66,9 @@ class HierarchicalPolicy : public PlacementPolicy {
   PolicySample combine(const torch::Tensor& logp, const torch::Tensor& assignment, const PolicySample& placed) const;
   // Group inputs and allowed devices for K groupings [K, U].
   std::pair<torch::Tensor, torch::Tensor> group_inputs(const torch::Tensor& assignment) const;
+  // With the placer's neighbour_devices: each sample's groups' placed
+  // neighbours (features.h) for K groupings [K, U]; else null.
+  std::unique_ptr<std::vector<PlacedNeighbours>> group_neighbours(const torch::Tensor& assignment) const;
   // Unit devices [K, U] from group devices [K, N], honouring each unit's
   // allowed devices.
   torch::Tensor unit_devices(const torch::Tensor& assignment, const torch::Tensor& group_devices) const;
@@ -73,6 +79,8 @@ class HierarchicalPolicy : public PlacementPolicy {
   torch::Tensor features_;   // [U, F]
   torch::Tensor prior_;      // [U, N]: the locality prior on the grouper's logits (zeros without one)
   torch::Tensor disallowed_; // [U, D] float, 1 where a unit may not use the device
+  bool neighbour_devices_ = false;
+  std::vector<ExchangedBytes> unit_pairs_;  // with neighbour_devices: the bytes pairs of units exchange
   torch::nn::Linear grouper_in_{nullptr}, grouper_out_{nullptr};
   Seq2SeqNet placer_{nullptr};
 };

@@ -87,17 +87,18 @@ torch::Tensor attention_context(const torch::Tensor& query, const torch::Tensor&
   return torch::bmm(weights, enc);
 }
 
-// out[k][d] += the weights of step's placed neighbours whose device in
-// `devices` (a [K, G] accessor) is d.
-void add_neighbour_histogram(const PlacedNeighbours& nb, int64_t step, const torch::TensorAccessor<int64_t, 2>& devices,
-                             float* out, int64_t row_stride, int64_t num_devices) {
+// out[s][d] += the weights of step's placed neighbours whose device in
+// `devices` (a [K, G] accessor) is d, for each sample s; `neighbours` holds
+// one list shared by the K samples, or one per sample.
+void add_neighbour_histogram(const std::vector<PlacedNeighbours>& neighbours, int64_t step,
+                             const torch::TensorAccessor<int64_t, 2>& devices, float* out, int64_t row_stride,
+                             int64_t num_devices) {
   const int64_t k = devices.size(0);
-  for (int64_t i = nb.offsets[step]; i < nb.offsets[step + 1]; ++i) {
-    const int32_t p = nb.index[i];
-    const float w = nb.weight[i];
-    for (int64_t s = 0; s < k; ++s) {
-      const int64_t dev = devices[s][p];
-      if (dev >= 0 && dev < num_devices) out[s * row_stride + dev] += w;
+  for (int64_t s = 0; s < k; ++s) {
+    const PlacedNeighbours& nb = neighbours.size() == 1 ? neighbours[0] : neighbours[s];
+    for (int64_t i = nb.offsets[step]; i < nb.offsets[step + 1]; ++i) {
+      const int64_t dev = devices[s][nb.index[i]];
+      if (dev >= 0 && dev < num_devices) out[s * row_stride + dev] += nb.weight[i];
     }
   }
 }
@@ -105,7 +106,8 @@ void add_neighbour_histogram(const PlacedNeighbours& nb, int64_t step, const tor
 }  // namespace
 
 PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
-                                     double noise_std, const torch::Tensor& forced, const PlacedNeighbours* neighbours) {
+                                     double noise_std, const torch::Tensor& forced,
+                                     const std::vector<PlacedNeighbours>* neighbours) {
   const int64_t b = features.size(0);
   const int64_t g = features.size(1);
   const int64_t d = num_devices_;
@@ -115,7 +117,10 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
   DEVPLACE_CHECK(allowed.size(0) == b && allowed.size(1) == g && allowed.size(2) == d);
   const bool additive = options_.attention_kind == Attention::kAdditive;
   const bool use_neighbours = options_.neighbour_devices && neighbours != nullptr;
-  DEVPLACE_CHECK(!use_neighbours || (b == 1 && static_cast<int64_t>(neighbours->offsets.size()) == g + 1));
+  if (use_neighbours) {
+    DEVPLACE_CHECK(neighbours->size() == 1 || static_cast<int64_t>(neighbours->size()) == k);
+    for (const PlacedNeighbours& nb : *neighbours) DEVPLACE_CHECK(static_cast<int64_t>(nb.offsets.size()) == g + 1);
+  }
   const float affinity = static_cast<float>(options_.affinity);
   const float inv_temperature = static_cast<float>(1.0 / options_.temperature);
   const float clip = static_cast<float>(options_.logit_clip);
@@ -204,8 +209,8 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
 
 Seq2SeqPolicy::Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options,
                              PlacedNeighbours neighbours)
-    : features_(features.unsqueeze(0)), allowed_(allowed.unsqueeze(0)), neighbours_(std::move(neighbours)) {
-  DEVPLACE_CHECK(!options.neighbour_devices || static_cast<int64_t>(neighbours_.offsets.size()) == features.size(0) + 1);
+    : features_(features.unsqueeze(0)), allowed_(allowed.unsqueeze(0)), neighbours_{std::move(neighbours)} {
+  DEVPLACE_CHECK(!options.neighbour_devices || static_cast<int64_t>(neighbours_[0].offsets.size()) == features.size(0) + 1);
   net_ = register_module("net", Seq2SeqNet(static_cast<int>(features.size(1)), num_devices, options));
 }
 

@@ -83,10 +83,12 @@ class Seq2SeqNetImpl : public torch::nn::Module {
   // - forced [K, G] int64: those devices (teacher forcing), with their
   //   log-probabilities.
   // log_prob and entropy are per step, [K, G].
-  // `neighbours`: the groups' placed neighbours, for neighbour_devices (B
-  // must be 1 then); null: none (their histogram is zero).
+  // `neighbours`: the groups' placed neighbours, for neighbour_devices:
+  // one list shared by the K samples, or one per sample; null: none (the
+  // histogram input is unused).
   PolicySample forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
-                       double noise_std, const torch::Tensor& forced = {}, const PlacedNeighbours* neighbours = nullptr);
+                       double noise_std, const torch::Tensor& forced = {},
+                       const std::vector<PlacedNeighbours>* neighbours = nullptr);
 
  private:
   PolicyOptions options_;
@@ -120,7 +122,7 @@ class Seq2SeqPolicy : public PlacementPolicy {
 
  private:
   torch::Tensor features_, allowed_;  // [1, G, F], [1, G, D]
-  PlacedNeighbours neighbours_;
+  std::vector<PlacedNeighbours> neighbours_;  // one list, shared by the samples
   Seq2SeqNet net_{nullptr};
 };
 

@@ -54,6 +54,32 @@ TEST(HierarchicalPolicy, SamplesAllowedDevicesAndTrainsBothParts) {
   EXPECT_LT(lp.item<double>(), 0.0);
 }
 
+// With the neighbour input, each sample's groups get their own placed
+// neighbours from its grouping: evaluate() still scores a sample as
+// sample() did, and the gradient reaches the neighbour weights.
+TEST(HierarchicalPolicy, NeighbourDevicesPerSampleGrouping) {
+  torch::manual_seed(2);
+  Graph g = testing::tiny_dag(3, 16);
+  Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  const Problem p = Problem::create(g, c, *cost).value();
+  const Grouping units = Grouping::create(p, GroupingOptions{GroupingKind::kColocation});
+  HierarchicalOptions options;
+  options.groups = 5;
+  options.placer.neighbour_devices = true;
+  options.placer.affinity = 3.0;
+  HierarchicalPolicy policy(p, units, options);
+  const PolicySample s = policy.sample(6, /*greedy=*/false, 0.0);
+  EXPECT_TRUE(torch::allclose(policy.evaluate(s.actions).log_prob, s.log_prob, 1e-4, 1e-5));
+  policy.evaluate(s.actions).log_prob.sum().backward();
+  double neighbour_grad = 0;
+  for (const auto& item : policy.named_parameters()) {
+    if (item.key().find("neighbours") != std::string::npos && item.value().grad().defined())
+      neighbour_grad += item.value().grad().abs().sum().item<double>();
+  }
+  EXPECT_GT(neighbour_grad, 0.0);
+}
+
 // The locality prior: a fresh grouper draws groups of units that are
 // neighbours in topological order; without it, it scatters them.
 TEST(HierarchicalPolicy, TheLocalityPriorGroupsNeighbours) {
