@@ -10,13 +10,21 @@
 namespace devplace::rl {
 namespace {
 
-TEST(HierarchicalPolicy, SamplesAllowedDevicesAndTrainsBothParts) {
-  torch::manual_seed(1);
-  Graph g = testing::tiny_dag(3, 12);
+// A tiny random DAG's co-location groups on the toy cluster.
+struct TinyUnits {
+  explicit TinyUnits(int ops) : g(testing::tiny_dag(3, ops)) {}
+  Graph g;
   Cluster c = testing::toy_cluster();
-  auto cost = make_default_cost_model();
+  std::unique_ptr<CostModel> cost = make_default_cost_model();
   const Problem p = Problem::create(g, c, *cost).value();
   const Grouping units = Grouping::create(p, GroupingOptions{GroupingKind::kColocation});
+};
+
+TEST(HierarchicalPolicy, SamplesAllowedDevicesAndTrainsBothParts) {
+  torch::manual_seed(1);
+  const TinyUnits tiny(12);
+  const Problem& p = tiny.p;
+  const Grouping& units = tiny.units;
   HierarchicalOptions options;
   options.groups = 4;
   HierarchicalPolicy policy(p, units, options);
@@ -59,16 +67,12 @@ TEST(HierarchicalPolicy, SamplesAllowedDevicesAndTrainsBothParts) {
 // sample() did, and the gradient reaches the neighbour weights.
 TEST(HierarchicalPolicy, NeighbourDevicesPerSampleGrouping) {
   torch::manual_seed(2);
-  Graph g = testing::tiny_dag(3, 16);
-  Cluster c = testing::toy_cluster();
-  auto cost = make_default_cost_model();
-  const Problem p = Problem::create(g, c, *cost).value();
-  const Grouping units = Grouping::create(p, GroupingOptions{GroupingKind::kColocation});
+  const TinyUnits tiny(16);
   HierarchicalOptions options;
   options.groups = 5;
   options.placer.neighbour_devices = true;
   options.placer.affinity = 3.0;
-  HierarchicalPolicy policy(p, units, options);
+  HierarchicalPolicy policy(tiny.p, tiny.units, options);
   const PolicySample s = policy.sample(6, /*greedy=*/false, 0.0);
   EXPECT_TRUE(torch::allclose(policy.evaluate(s.actions).log_prob, s.log_prob, 1e-4, 1e-5));
   policy.evaluate(s.actions).log_prob.sum().backward();
