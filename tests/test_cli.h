@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "test_temp.h"
+
 namespace devplace::testing {
 
 struct CliRun {
@@ -39,9 +41,5 @@ inline CliRun devplace(const std::string& args) {
   return r;
 }
 
-// A path in the temporary folder, unique to this test process.
-inline std::filesystem::path temp_file(const std::string& name) {
-  return std::filesystem::temp_directory_path() / ("devplace_cli_test_" + std::to_string(::getpid()) + "_" + name);
-}
 
 }  // namespace devplace::testing

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_temp.h"
+
 #include "graph/builder.h"
 #include "graph/training_step.h"
 #include "zoo/zoo.h"
@@ -83,7 +85,7 @@ TEST(NativeJson, RoundTripsATrainingStep) {
 }
 
 TEST(NativeJson, FileRoundTrip) {
-  const std::string path = ::testing::TempDir() + "/native_json_test_" + std::to_string(::getpid()) + ".json";
+  const std::string path = testing::temp_file("native_json_test.json").string();
   ASSERT_TRUE(write_native_json(every_field(), path).ok());
   Result<Graph> back = read_native_json(path);
   ASSERT_TRUE(back.ok()) << back.error().message();

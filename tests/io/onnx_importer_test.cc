@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_temp.h"
+
 #include "common/file_io.h"
 #include "common/json_reader.h"
 #include "io/graph_source.h"
@@ -132,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(
             "values); export the model with fixed shapes"}));
 
 TEST(OnnxImporter, SyntheticModelWithWeightsImports) {
-  const std::string path = ::testing::TempDir() + "/synthetic_" + std::to_string(::getpid()) + ".onnx";
+  const std::string path = testing::temp_file("synthetic.onnx").string();
   ASSERT_TRUE(write_synthetic_onnx_model(path, 8 << 20).ok());  // 2 Gemm layers of 1024 x 1024 floats
   Graph g = read_onnx_model(path).value();
   EXPECT_EQ(g.total_parameter_bytes(), 2 * 1024 * 1024 * 4);

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_temp.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -31,7 +33,7 @@ const std::string kDataDir = std::string(DEVPLACE_TESTDATA_DIR) + "/io/testdata/
 const std::vector<std::string> kModels = {"alexnet", "gnmt", "resnet18", "resnet50", "squeezenet1_0", "vgg16"};
 
 std::string temp_dir() {
-  const std::string dir = ::testing::TempDir() + "pipedream_importer_test_" + std::to_string(::getpid()) + "/";
+  const std::string dir = (testing::temp_file("pipedream_importer_test") / "").string();
   std::filesystem::create_directories(dir);
   return dir;
 }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_temp.h"
+
 #include "../test_clusters.h"
 #include "common/file_io.h"
 #include "cost/cost_model.h"
@@ -17,7 +19,7 @@ struct Fixture {
   Fixture() : graph(build_zoo_model("layered:layers=2,width=2").value()), cluster(testing::toy_cluster()),
               cost(make_default_cost_model()), problem(Problem::create(graph, cluster, *cost).value()) {}
   std::string write(const std::string& name, const std::string& text) {
-    const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
+    const std::string path = testing::temp_file(name).string();
     EXPECT_TRUE(write_text_file(path, text).ok());
     return path;
   }
@@ -43,7 +45,7 @@ TEST(PlacementFile, JsonAndCsvRoundTrip) {
   Placement p;
   for (OpId id = 0; id < f.graph.num_ops(); ++id) p.device_of_op.push_back(f.graph.group_of(id) % 3);
   for (const char* name : {"rt.json", "rt.csv"}) {
-    const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
+    const std::string path = testing::temp_file(name).string();
     ASSERT_TRUE(write_placement_file(path, f.problem, p).ok());
     Result<Placement> back = read_placement_file(path, f.problem);
     ASSERT_TRUE(back.ok()) << back.error().message();

@@ -4,6 +4,8 @@
 // beats random sampling at the same number of evaluations.
 #include <gtest/gtest.h>
 
+#include "../test_temp.h"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -230,7 +232,7 @@ TEST(Learning, FromScratchTheMeanSampleImprovesAndBeatsRandomSampling) {
   Cluster cluster = testing::toy_cluster(int64_t{4} << 30);
   auto cost = make_default_cost_model();
   const Problem problem = Problem::create(graph, cluster, *cost).value();
-  const std::string log = ::testing::TempDir() + "learning_test_" + std::to_string(getpid()) + ".csv";
+  const std::string log = devplace::testing::temp_file("learning_test.csv").string();
   constexpr int64_t kEvaluations = 1600;
   int better_than_random = 0, improved = 0;
   for (uint64_t seed = 1; seed <= 3; ++seed) {
