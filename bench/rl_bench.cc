@@ -15,11 +15,15 @@
 #include "cluster/cluster_json.h"
 #include "cost/cost_model.h"
 #include "place/run_placer.h"
+#include "rl/rl_library.h"
 #include "sim/simulator.h"
 #include "zoo/zoo.h"
 
 namespace devplace {
 namespace {
+
+// rl and hierarchical run by name, as the CLI runs them.
+[[maybe_unused]] const bool kLearnedRegistered = (register_learned_placers(), true);
 
 void BM_RlUpdate(benchmark::State& state, const char* model) {
   Graph g = build_zoo_model(model).value();
@@ -29,11 +33,9 @@ void BM_RlUpdate(benchmark::State& state, const char* model) {
   Simulator sim(p);
   auto seconds = [&](int64_t updates) {
     PlacerRunOptions options;
-    options.training.iterations = updates;
     // The update alone: no warm start (its search and imitation would be
     // most of both runs) and no polish.
-    options.training.warm_start = WarmStart::kNone;
-    options.training.polish_evaluations = 0;
+    options.method_options = {{"iterations", std::to_string(updates)}, {"warm-start", "none"}, {"polish", "0"}};
     const auto start = std::chrono::steady_clock::now();
     Result<PlacerRun> run = run_placer("rl", p, sim, options);
     if (!run.ok()) {

@@ -105,11 +105,12 @@ Status run_calibrate(const ArgList& argv) {
   const std::optional<std::string> out_cluster = args.get("out-cluster");
   if (out_cluster && out_cluster->empty()) return invalid_input("--out-cluster: expected a file name, got ''");
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRunOptions options, placer_run_options(args));
+  const std::vector<std::string> specs = split_list_option(args.get_or("placements", kDefaultMethods));
+  DEVPLACE_RETURN_IF_ERROR(check_method_options(placement_methods(specs), options));
   DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
   DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
   const Problem& problem = loaded.problem;
   const Cluster& cluster = problem.cluster();
-  const std::vector<std::string> specs = split_list_option(args.get_or("placements", kDefaultMethods));
 
   // The placements: each device alone, then the methods and files, without repeats.
   std::vector<CalibrationPoint> points;

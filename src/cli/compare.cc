@@ -154,8 +154,8 @@ std::string budget_note(const PlacerRunOptions& options, const std::vector<std::
     limit += limit.empty() ? format_seconds(b.seconds) + " of search"
                            : " or " + format_seconds(b.seconds) + " of search, whichever ends first,";
   std::string note = "budget: " + limit + " per searching method (" + searching + ")";
-  if (learned && options.training.iterations > 0)
-    note += "; the learned ones train " + std::to_string(options.training.iterations) + " updates (--iterations)";
+  if (auto it = options.method_options.find("iterations"); learned && it != options.method_options.end())
+    note += "; the learned ones train " + it->second + " updates (--iterations)";
   return note;
 }
 
@@ -204,7 +204,7 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
   DEVPLACE_ASSIGN_OR_RETURN(const std::optional<std::string> report_file, report_path(args));
   if (report_file) {
     report::Report rep{"compare: " + problem_title(loaded.problem), {comparison_section(problem_title(loaded.problem), loaded.problem, c)}, {}};
-    DEVPLACE_ASSIGN_OR_RETURN(rep.curves, training_curves(options.training.log_path));
+    DEVPLACE_ASSIGN_OR_RETURN(rep.curves, training_curves(method_option(options, "training-log")));
     DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   }
   if (!args.flag("json")) {
@@ -295,11 +295,9 @@ Status check_training_files(const PlacerRunOptions& options, const std::vector<s
     if (info.role == PlacerRole::kLearned && std::find(methods.begin(), methods.end(), info.name) != methods.end()) ++learned;
   }
   if (learned * problems <= 1) return Status::ok_status();
-  const TrainingRunOptions& t = options.training;
-  for (const auto& [flag, path] : {std::pair{"--training-log", &t.log_path}, std::pair{"--checkpoint", &t.checkpoint_path},
-                                   std::pair{"--resume", &t.resume_path}}) {
-    if (!path->empty())
-      return invalid_input(std::string(flag) + ": names one file, but this comparison trains " + std::to_string(learned * problems) +
+  for (const char* flag : {"training-log", "checkpoint", "resume"}) {
+    if (options.method_options.count(flag) > 0)
+      return invalid_input("--" + std::string(flag) + ": names one file, but this comparison trains " + std::to_string(learned * problems) +
                            " learned runs (use devplace place, or one learned method on one graph)");
   }
   return Status::ok_status();
@@ -326,6 +324,7 @@ Status run_compare(const ArgList& argv) {
   // Equal budget: without a limit of their own, every searching method makes
   // the same number of evaluations (not each its own default).
   if (!args.get("evaluations") && !args.get("budget")) options.budget.evaluations = kDefaultCompareEvaluations;
+  DEVPLACE_RETURN_IF_ERROR(check_method_options(methods, options));
   DEVPLACE_RETURN_IF_ERROR(check_training_files(options, methods, suite ? std::size(kPaperSuite) : 1));
   return suite ? compare_paper_suite(args, methods, options) : compare_one(args, methods, options);
 }

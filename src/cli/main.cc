@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "common/interrupt.h"
+#include "rl/rl_library.h"
 
 namespace {
 
@@ -54,6 +55,7 @@ void print_usage(std::FILE* out) {
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(true);
   try {
+    devplace::register_learned_placers();
     if (argc < 2) {
       print_usage(stderr);
       return kExitBadInput;

@@ -22,7 +22,7 @@
 #include "common/interrupt.h"
 #include "common/json_reader.h"
 #include "io/placement_file.h"
-#include "place/rl_library.h"
+#include "rl/rl_library.h"
 #include "sim/simulator.h"
 
 namespace devplace::cli {
@@ -177,6 +177,7 @@ Status run_place(const ArgList& argv) {
   const std::string method = *args.get("method");
   if (Result<std::unique_ptr<Placer>> placer = make_placer(method); !placer.ok()) return placer.error().with_prefix("--method");
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRunOptions options, placer_run_options(args));
+  DEVPLACE_RETURN_IF_ERROR(check_method_options({method}, options));
   DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
   DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
   const Problem& problem = loaded.problem;
@@ -185,7 +186,7 @@ Status run_place(const ArgList& argv) {
   // A distributed run starts MPI first: every rank has its own measurer,
   // and ranks above 0 write their measurer logs to LOG.rankN.
   DEVPLACE_ASSIGN_OR_RETURN(const std::optional<std::string> report_file, report_path(args));
-  if (options.training.distributed != Distribution::kNone) {
+  if (options.method_options.count("distributed") > 0) {
     const Status mpi = start_mpi();
     if (!mpi.ok()) return mpi.error().with_prefix("--distributed");
   }
@@ -235,7 +236,7 @@ Status run_place(const ArgList& argv) {
     report::Report rep;
     rep.title = method + ": " + problem_title(problem);
     rep.sections.push_back({problem_title(problem), &problem, {{method, run.placement, "", run.search_time_s, run.evaluations}}});
-    DEVPLACE_ASSIGN_OR_RETURN(rep.curves, training_curves(options.training.log_path));
+    DEVPLACE_ASSIGN_OR_RETURN(rep.curves, training_curves(method_option(options, "training-log")));
     DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   }
   if (interrupt_requested()) {

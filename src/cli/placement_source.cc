@@ -10,6 +10,27 @@
 
 namespace devplace::cli {
 
+namespace {
+
+bool is_method(const std::string& spec) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(spec, ec)) return false;
+  for (const PlacerInfo& info : placer_registry()) {
+    if (info.name == spec) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> placement_methods(const std::vector<std::string>& specs) {
+  std::vector<std::string> methods;
+  for (const std::string& spec : specs) {
+    if (is_method(spec)) methods.push_back(spec);
+  }
+  return methods;
+}
+
 Result<ResolvedPlacement> resolve_placement(const std::string& spec, const Problem& problem,
                                             const PlacerRunOptions& options) {
   std::error_code ec;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "place/run_placer.h"
@@ -20,5 +21,9 @@ struct ResolvedPlacement {
 // A method is run with the simulator as its evaluator, under `options`.
 Result<ResolvedPlacement> resolve_placement(const std::string& spec, const Problem& problem,
                                             const PlacerRunOptions& options);
+
+// The specs that resolve_placement would run as methods (names of placers
+// that are not files), for check_method_options before the work starts.
+std::vector<std::string> placement_methods(const std::vector<std::string>& specs);
 
 }  // namespace devplace::cli

@@ -61,10 +61,11 @@ Status run_report(const ArgList& argv) {
   }
   DEVPLACE_ASSIGN_OR_RETURN(const Args placer_args, Args::parse(kSpec, placer_argv));
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRunOptions options, placer_run_options(placer_args));
-  DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
-  DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
   const std::vector<std::string> specs = split_list_option(*args.get("placement"));
   if (specs.empty()) return invalid_input("--placement: expected placement files or methods, got ''");
+  DEVPLACE_RETURN_IF_ERROR(check_method_options(placement_methods(specs), options));
+  DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
+  DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
 
   report::Report rep;
   rep.title = args.get_or("title", problem_title(loaded.problem));

@@ -111,6 +111,7 @@ Status run_simulate(const ArgList& argv) {
     return Status::ok_status();
   }
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRunOptions placer_options, placer_run_options(args));
+  DEVPLACE_RETURN_IF_ERROR(check_method_options(placement_methods({*args.get("placement")}), placer_options));
   DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
   DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
   const Problem& problem = loaded.problem;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,51 +27,17 @@ struct Budget {
   int64_t evaluations = 0;
 };
 
-// How the learned placers (rl, hierarchical) train; the others ignore it.
-// The CLI fills it from --iterations, --training-log, --checkpoint,
-// --checkpoint-every, --resume, --threads, --recipe, --polish, --warm-start, --learning-rate,
-// --policy-hidden and --attention, and sets `progress` when stderr is a terminal.
-// How a learned placer's training is spread over MPI ranks (rl/distributed.h).
-enum class Distribution {
-  kNone,   // one process
-  kAsync,  // rank 0 applies each controller's gradient as it comes (the paper's)
-  kSync,   // rank 0 averages one gradient from every controller per update (repeatable)
+// An option only some methods take (the learned placers' --iterations,
+// --checkpoint, ...), declared by the method itself: the CLI lists it in
+// --help, accepts it, and hands its value to the methods that declare it.
+struct MethodOptionSpec {
+  std::string name;   // without the leading "--"
+  std::string value;  // placeholder shown in help ("FILE"); empty for a flag
+  std::string help;
 };
 
-// What a learned placer imitates before REINFORCE (--warm-start).
-enum class WarmStart {
-  kDefault,  // the recipe's: none
-  kNone,     // a random policy
-  kFast,     // the best placement of the paper's baselines and the fast algorithms
-  kSearch,   // local-search's placement (it starts from the fast placers' best)
-};
-
-// The learned placers' network (--attention).
-enum class AttentionKind { kDefault, kAdditive, kMultiplicative };
-
-struct TrainingRunOptions {
-  int64_t iterations = 0;          // policy updates; 0: from the budget, else the method's default
-  std::string log_path;            // CSV training log, one row per update ("" for none)
-  std::string checkpoint_path;     // written every checkpoint_every updates and at the end ("" for none)
-  int64_t checkpoint_every = 10;
-  std::string resume_path;         // continue from this checkpoint ("" to start afresh)
-  bool progress = false;           // draw a progress bar on stderr
-  int threads = 1;                 // threads that evaluate the K samples of an update
-  bool paper_recipe = false;       // train as the 2017 paper did (K = 8, moving-average baseline, plain REINFORCE)
-  int64_t polish_evaluations = -1; // local search from the best placement at the end; -1: none
-  WarmStart warm_start = WarmStart::kDefault;
-  double learning_rate = 0;        // REINFORCE's Adam; 0: the method's default
-  int64_t samples_per_update = 0;  // K; 0: the recipe's
-  int64_t epochs = 0;              // optimizer steps per batch; 0: the recipe's
-  double entropy_weight = -1;      // entropy bonus at the start; < 0: the recipe's
-  double elite_weight = -1;        // self-imitation of the policy's best samples; < 0: the recipe's
-  double stickiness = -1;          // the decoder's bonus for the previous group's device; < 0: the default
-  int neighbour_devices = -1;      // the decoder sees its placed neighbours' devices: 1 on, 0 off, -1 the recipe's
-  double affinity = -1;            // a fixed bonus on the logits from those devices; < 0: the default
-  int policy_hidden = 0;           // LSTM units per encoder direction (the decoder has twice); 0: the default
-  AttentionKind attention = AttentionKind::kDefault;
-  Distribution distributed = Distribution::kNone;  // --distributed [--sync], under mpirun
-};
+// Method options as given, by name without "--"; a flag's value is "".
+using MethodOptions = std::map<std::string, std::string>;
 
 // Everything a placer may use. The grouping is built from the problem;
 // placers assign its groups, so a returned placement honours it.
@@ -80,7 +47,6 @@ struct PlaceContext {
   Evaluator& evaluator;
   Budget budget;
   Rng& rng;
-  TrainingRunOptions training = {};
 };
 
 class Placer {
@@ -92,11 +58,18 @@ class Placer {
   // candidates never return one that runs out of memory when they saw one
   // that does not.
   virtual Result<Placement> place(const PlaceContext& context) = 0;
-  // What ran for this context, as tables and JSON name it: the name, or
-  // a pipeline of stages joined by '>' when the placer runs others around
-  // its own (a learned placer with --warm-start search and --polish:
+  // Reads the method options this placer declares (PlacerInfo::options),
+  // before place(); an error is one line naming the option. Placers that
+  // declare none accept only an empty set.
+  virtual Status configure(const MethodOptions& options) {
+    if (options.empty()) return Status::ok_status();
+    return invalid_input("--" + options.begin()->first + " does not apply to --method " + std::string(name()));
+  }
+  // What ran, as tables and JSON name it: the name, or a pipeline of
+  // stages joined by '>' when the configured placer runs others around its
+  // own (a learned placer with --warm-start search and --polish:
   // "local-search>rl>local-search").
-  virtual std::string label(const PlaceContext& context) const { return std::string(name()); }
+  virtual std::string label() const { return std::string(name()); }
 };
 
 // Where a placer stands in a comparison (`devplace compare` orders and
@@ -115,10 +88,16 @@ struct PlacerInfo {
   PlacerRole role;
   std::string_view summary;  // one line for `devplace methods`
   std::unique_ptr<Placer> (*make)();
+  std::vector<MethodOptionSpec> options = {};  // the method options it takes
 };
 
-// Every placer, in the order `devplace methods` lists them.
+// Every placer, in the order `devplace methods` lists them: place/'s own,
+// then those added by register_placer (the learned placers of rl/, by
+// rl::register_learned_placers).
 const std::vector<PlacerInfo>& placer_registry();
+// Adds a placer at the end of the registry; a name already there is an
+// error. Not thread-safe: call at start-up, before any placer runs.
+Status register_placer(PlacerInfo info);
 // An unknown name is an error listing the known ones.
 Result<std::unique_ptr<Placer>> make_placer(std::string_view name);
 

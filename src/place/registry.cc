@@ -1,6 +1,9 @@
 // File: registry.cc
-// The table of placers: one line each. A new placer is one file plus one line here.
+// The table of placers: one line each. A new placer is one file plus one line
+// here (or, outside place/, one register_placer call).
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "place/cpu.h"
 #include "place/exhaustive.h"
@@ -15,7 +18,6 @@
 #include "place/placer.h"
 #include "place/random.h"
 #include "place/random_search.h"
-#include "place/rl_library.h"
 #include "place/round_robin.h"
 #include "place/scotch.h"
 #include "place/single_gpu.h"
@@ -27,13 +29,9 @@ template <typename T>
 std::unique_ptr<Placer> make() {
   return std::make_unique<T>();
 }
-// The learned placers load libdevplace_rl.so (LibTorch) on first use.
-std::unique_ptr<Placer> make_rl() { return make_rl_library_placer("rl"); }
-std::unique_ptr<Placer> make_hierarchical() { return make_rl_library_placer("hierarchical"); }
-}  // namespace
 
-const std::vector<PlacerInfo>& placer_registry() {
-  static const std::vector<PlacerInfo> registry = {
+std::vector<PlacerInfo>& registry() {
+  static std::vector<PlacerInfo> registry = {
       {"cpu", PlacerRole::kPaperBaseline, "every op on the CPU (the paper's CPU-only baseline)", &make<CpuPlacer>},
       {"single-gpu", PlacerRole::kPaperBaseline,
        "every op on the first GPU, CPU-only ops on the CPU (the paper's single-GPU baseline)", &make<SingleGpuPlacer>},
@@ -58,16 +56,22 @@ const std::vector<PlacerInfo>& placer_registry() {
        "simulated annealing and hill climbing over group moves, from the best of the above", &make<LocalSearchPlacer>},
       {"random-search", PlacerRole::kSearch, "the best of uniformly random placements (as random's), one per evaluation",
        &make<RandomSearchPlacer>},
-      {"rl", PlacerRole::kLearned,
-       "the paper's method: a seq2seq policy over the groups trained by REINFORCE on step times",
-       &make_rl},
-      {"hierarchical", PlacerRole::kLearned,
-       "the ICLR 2018 planner: a learned grouper of the co-location groups and the seq2seq placer, trained jointly",
-       &make_hierarchical},
       {"exhaustive", PlacerRole::kReference, "every placement of a tiny graph (at most 1e6); the true optimum",
        &make<ExhaustivePlacer>},
   };
   return registry;
+}
+
+}  // namespace
+
+const std::vector<PlacerInfo>& placer_registry() { return registry(); }
+
+Status register_placer(PlacerInfo info) {
+  for (const PlacerInfo& known : registry()) {
+    if (known.name == info.name) return internal_error("a placer named '" + std::string(info.name) + "' is registered twice");
+  }
+  registry().push_back(std::move(info));
+  return Status::ok_status();
 }
 
 Result<std::unique_ptr<Placer>> make_placer(std::string_view name) {

@@ -6,21 +6,34 @@
 
 namespace devplace {
 
+Result<std::unique_ptr<Placer>> make_configured_placer(std::string_view method, const MethodOptions& given) {
+  DEVPLACE_ASSIGN_OR_RETURN(std::unique_ptr<Placer> placer, make_placer(method));
+  MethodOptions own;
+  for (const PlacerInfo& info : placer_registry()) {
+    if (info.name != method) continue;
+    for (const MethodOptionSpec& spec : info.options) {
+      if (auto it = given.find(spec.name); it != given.end()) own.insert(*it);
+    }
+  }
+  DEVPLACE_RETURN_IF_ERROR(placer->configure(own));
+  return placer;
+}
+
 Result<PlacerRun> run_placer(std::string_view method, const Problem& problem, Evaluator& evaluator,
                              const PlacerRunOptions& options) {
-  DEVPLACE_ASSIGN_OR_RETURN(std::unique_ptr<Placer> placer, make_placer(method));
+  DEVPLACE_ASSIGN_OR_RETURN(std::unique_ptr<Placer> placer, make_configured_placer(method, options.method_options));
   const Grouping grouping = Grouping::create(problem, options.grouping);
   Rng rng(options.seed);
   const int64_t evaluations_before = evaluator.num_evaluations();
   const auto start = std::chrono::steady_clock::now();
-  const PlaceContext context{problem, grouping, evaluator, options.budget, rng, options.training};
+  const PlaceContext context{problem, grouping, evaluator, options.budget, rng};
   DEVPLACE_ASSIGN_OR_RETURN(Placement placement, placer->place(context));
   const double search_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const int64_t evaluations = evaluator.num_evaluations() - evaluations_before;
   DEVPLACE_RETURN_IF_ERROR(check_placement(problem, placement));
   DEVPLACE_ASSIGN_OR_RETURN(Evaluation evaluation, evaluator.evaluate(placement));
   PlacerRun run;
-  run.method = placer->label(context);
+  run.method = placer->label();
   run.placement = std::move(placement);
   run.evaluation = std::move(evaluation);
   run.search_time_s = search_time_s;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -20,7 +21,9 @@ struct PlacerRunOptions {
   Budget budget;
   uint64_t seed = 1;
   GroupingOptions grouping;
-  TrainingRunOptions training;  // for the learned placers
+  // Method options (the learned placers' training options, ...); each
+  // placer is configured with those it declares (PlacerInfo::options).
+  MethodOptions method_options;
 };
 
 struct PlacerRun {
@@ -32,9 +35,15 @@ struct PlacerRun {
   int num_groups = 0;         // groups the placer assigned
 };
 
-// Fails on an unknown method, or when the placer fails or returns a
-// placement that does not fit the problem.
+// Fails on an unknown method, on method options the placer rejects, or
+// when the placer fails or returns a placement that does not fit the
+// problem.
 Result<PlacerRun> run_placer(std::string_view method, const Problem& problem, Evaluator& evaluator,
                              const PlacerRunOptions& options = {});
+
+// The placer `method`, configured with the options of `given` it declares
+// (the others are for other methods): what run_placer runs, and how a
+// command checks its options before any work starts.
+Result<std::unique_ptr<Placer>> make_configured_placer(std::string_view method, const MethodOptions& given);
 
 }  // namespace devplace

@@ -300,7 +300,7 @@ Result<Placement> train_distributed(PlacementPolicy& policy, const Grouping& uni
   if (size < 2)
     return invalid_input("--distributed needs at least 2 MPI ranks (rank 0 holds the policy, the others sample): "
                          "mpirun -np 3 devplace place ... --distributed");
-  const bool sync = ctx.training.distributed == Distribution::kSync;
+  const bool sync = options.run.distributed == Distribution::kSync;
   const int controllers = size - 1;
   std::vector<int32_t> answer(static_cast<size_t>(ctx.problem.num_ops()));
 

@@ -12,8 +12,13 @@ namespace {
 
 class HierarchicalPlacer : public Placer {
  public:
+  explicit HierarchicalPlacer(const TrainingRunOptions& training) : training_(training) {}
   std::string_view name() const override { return "hierarchical"; }
-  std::string label(const PlaceContext& ctx) const override { return pipeline_label(name(), ctx.training); }
+  std::string label() const override { return pipeline_label(name(), training_); }
+  Status configure(const MethodOptions& options) override {
+    DEVPLACE_ASSIGN_OR_RETURN(training_, parse_training_options(options));
+    return Status::ok_status();
+  }
 
   Result<Placement> place(const PlaceContext& ctx) override {
     const Rng search_rng = ctx.rng;  // as local-search would draw: the warm start repeats it
@@ -21,14 +26,14 @@ class HierarchicalPlacer : public Placer {
     // The initial parameters come from the seed.
     torch::manual_seed(ctx.rng.next_u64() & 0x7fffffffffffffffULL);
     HierarchicalOptions hierarchical;
-    hierarchical.placer = policy_options(ctx.training);
+    hierarchical.placer = policy_options(training_);
     // Off unless asked for (--neighbours on): measured in docs/rl.md.
-    if (ctx.training.neighbour_devices != 1) {
+    if (training_.neighbour_devices != 1) {
       hierarchical.placer.neighbour_devices = false;
       hierarchical.placer.affinity = 0;
     }
     HierarchicalPolicy policy(ctx.problem, units, hierarchical);
-    const PlaceContext unit_ctx{ctx.problem, units, ctx.evaluator, ctx.budget, ctx.rng, ctx.training};
+    const PlaceContext unit_ctx{ctx.problem, units, ctx.evaluator, ctx.budget, ctx.rng};
     // The grouper starts uniform over N groups, so it imitates and learns
     // at a larger rate than the rl placer's seq2seq needs.
     ReinforceOptions options;
@@ -38,12 +43,18 @@ class HierarchicalPlacer : public Placer {
     // local-search column does, and imitates that placement unit by unit.
     options.warm_start_grouping = &ctx.grouping;
     options.warm_start_rng = &search_rng;
+    options.run = training_;
     return train_reinforce(policy, units, unit_ctx, options, "hierarchical");
   }
+
+ private:
+  TrainingRunOptions training_;
 };
 
 }  // namespace
 
-std::unique_ptr<Placer> make_hierarchical_placer() { return std::make_unique<HierarchicalPlacer>(); }
+std::unique_ptr<Placer> make_hierarchical_placer(const TrainingRunOptions& training) {
+  return std::make_unique<HierarchicalPlacer>(training);
+}
 
 }  // namespace devplace::rl

@@ -5,15 +5,17 @@
 // graph's co-location groups, so that no hand-made grouping is needed. It
 // ignores the context's grouping. Same seed, same placement.
 //
-// This header has no torch in it, so place/registry.cc can name the placer.
+// This header has no torch in it. rl_library.h registers the placer under
+// its name; tests may make it directly.
 #pragma once
 
 #include <memory>
 
 #include "place/placer.h"
+#include "rl/training_options.h"
 
 namespace devplace::rl {
 
-std::unique_ptr<Placer> make_hierarchical_placer();
+std::unique_ptr<Placer> make_hierarchical_placer(const TrainingRunOptions& training = {});
 
 }  // namespace devplace::rl

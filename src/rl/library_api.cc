@@ -1,19 +1,19 @@
 // File: library_api.cc
-// The table libdevplace_rl.so exports to place/rl_library.cc, which loads
+// The table libdevplace_rl.so exports to rl/rl_library.cc, which loads
 // this library only when a learned placer runs or MPI starts.
 #include <memory>
 #include <string_view>
 
-#include "place/rl_library.h"
+#include "rl/rl_library.h"
 #include "rl/hierarchical_placer.h"
 #include "rl/mpi_session.h"
 #include "rl/rl_placer.h"
 
 namespace {
 
-std::unique_ptr<devplace::Placer> make_placer(std::string_view name) {
-  if (name == "rl") return devplace::rl::make_rl_placer();
-  if (name == "hierarchical") return devplace::rl::make_hierarchical_placer();
+std::unique_ptr<devplace::Placer> make_placer(std::string_view name, const devplace::rl::TrainingRunOptions& options) {
+  if (name == "rl") return devplace::rl::make_rl_placer(options);
+  if (name == "hierarchical") return devplace::rl::make_hierarchical_placer(options);
   return nullptr;
 }
 

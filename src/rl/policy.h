@@ -30,6 +30,7 @@
 #include <torch/torch.h>
 
 #include "place/placer.h"
+#include "rl/training_options.h"
 #include "rl/features.h"
 #include "rl/placement_policy.h"
 

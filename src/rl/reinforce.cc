@@ -52,27 +52,19 @@ ReinforceOptions paper_recipe(ReinforceOptions o) {
 }
 
 ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptions& given) {
-  ReinforceOptions options = ctx.training.paper_recipe ? paper_recipe(given) : given;
-  if (ctx.training.polish_evaluations >= 0) options.polish_evaluations = ctx.training.polish_evaluations;
-  if (ctx.training.warm_start != WarmStart::kDefault) options.warm_start = ctx.training.warm_start;
+  const TrainingRunOptions& run = given.run;
+  ReinforceOptions options = run.paper_recipe ? paper_recipe(given) : given;
+  if (run.polish_evaluations >= 0) options.polish_evaluations = run.polish_evaluations;
+  if (run.warm_start != WarmStart::kDefault) options.warm_start = run.warm_start;
   if (options.warm_start == WarmStart::kDefault) options.warm_start = WarmStart::kNone;
-  if (ctx.training.learning_rate > 0) options.learning_rate = ctx.training.learning_rate;
-  if (ctx.training.samples_per_update > 0) options.samples_per_update = ctx.training.samples_per_update;
-  if (ctx.training.epochs > 0) options.epochs = ctx.training.epochs;
-  if (ctx.training.entropy_weight >= 0) options.entropy_weight = ctx.training.entropy_weight;
-  if (ctx.training.elite_weight >= 0) options.elite_weight = ctx.training.elite_weight;
+  if (run.learning_rate > 0) options.learning_rate = run.learning_rate;
+  if (run.samples_per_update > 0) options.samples_per_update = run.samples_per_update;
+  if (run.epochs > 0) options.epochs = run.epochs;
+  if (run.entropy_weight >= 0) options.entropy_weight = run.entropy_weight;
+  if (run.elite_weight >= 0) options.elite_weight = run.elite_weight;
   // Under an evaluation budget the polish gets a quarter at most.
   if (ctx.budget.evaluations > 0) options.polish_evaluations = std::min(options.polish_evaluations, ctx.budget.evaluations / 4);
   return options;
-}
-
-std::string pipeline_label(std::string_view method, const TrainingRunOptions& training) {
-  std::string label;
-  if (training.warm_start == WarmStart::kSearch) label = "local-search>";
-  if (training.warm_start == WarmStart::kFast) label = "fast>";
-  label += method;
-  if (training.polish_evaluations > 0) label += ">local-search";
-  return label;
 }
 
 uint64_t update_seed(uint64_t seed_base, int64_t it, int64_t worker) {
@@ -109,7 +101,7 @@ Status score_samples(const torch::Tensor& devices, const Grouping& units, const 
     for (int32_t u = 0; u < nu; ++u) rows[s][u] = static_cast<DeviceId>(acc[s][u]);
     placements.push_back(units.to_placement(rows[s]));
   }
-  std::vector<Result<Evaluation>> results = ctx.evaluator.evaluate_all(placements, std::max(1, ctx.training.threads));
+  std::vector<Result<Evaluation>> results = ctx.evaluator.evaluate_all(placements, std::max(1, options.run.threads));
   times.assign(n, 0);
   valid.assign(n, false);
   if (costs != nullptr) costs->assign(n, 0);
@@ -325,7 +317,7 @@ Result<Placement> polish(const Grouping& units, const PlaceContext& ctx, uint64_
 Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer& optimizer, TrainState& state, UpdateSource& source,
                                const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options, uint64_t seed_base,
                                std::string_view method) {
-  const TrainingRunOptions& training = ctx.training;
+  const TrainingRunOptions& training = options.run;
   // The budget: --iterations and --evaluations both bound the updates
   // (with an evaluation budget, the polish's share and one evaluation for
   // the greedy decode are kept); a time budget alone trains until the
@@ -403,7 +395,7 @@ Result<Placement> train_reinforce(PlacementPolicy& policy, const Grouping& units
   const uint64_t seed_base = ctx.rng.next_u64();
   // What draws before the first update draws from the seed.
   torch::manual_seed(seed_base & 0x7fffffffffffffffULL);
-  if (ctx.training.distributed != Distribution::kNone) return train_distributed(policy, units, ctx, options, seed_base, method);
+  if (options.run.distributed != Distribution::kNone) return train_distributed(policy, units, ctx, options, seed_base, method);
   torch::optim::Adam optimizer(policy.parameters(), torch::optim::AdamOptions(options.learning_rate));
   TrainState state;
   LocalUpdates source(policy, optimizer, units, ctx, options, state, seed_base, method);

@@ -37,6 +37,7 @@
 #include "group/grouping.h"
 #include "place/placer.h"
 #include "rl/placement_policy.h"
+#include "rl/training_options.h"
 
 namespace devplace::rl {
 
@@ -109,6 +110,10 @@ struct ReinforceOptions {
   double warm_start_confidence = 0.99;  // imitation stops once the target's mean probability per decision reaches it
   int64_t polish_evaluations = 0;   // local search from the best placement at the end; 0: off
   double polish_time_share = 0.1;   // of a time budget, kept for the polish
+  // What the user asked for (training_options.h): the run's updates, log,
+  // checkpoints, resume, threads and distribution, and the values that
+  // override the ones above (effective_options applies them).
+  TrainingRunOptions run;
 };
 
 // The 2017 paper's recipe: K = 8, the moving-average baseline, one plain
@@ -116,11 +121,6 @@ struct ReinforceOptions {
 // the first 50 updates, learning rate 0.01, only placements that fit count
 // after 50 updates.
 ReinforceOptions paper_recipe(ReinforceOptions options);
-
-// The stages a learned method runs with these options, joined by '>': the
-// warm start's source (local-search, or fast for the best fast placer),
-// the method, and local-search for a polish ("local-search>rl>local-search").
-std::string pipeline_label(std::string_view method, const TrainingRunOptions& training);
 
 // Trains `policy` to place the units of `units` (a placement is
 // units.to_placement of a sample's devices) and returns the best placement

@@ -13,8 +13,13 @@ namespace {
 
 class RlPlacer : public Placer {
  public:
+  explicit RlPlacer(const TrainingRunOptions& training) : training_(training) {}
   std::string_view name() const override { return "rl"; }
-  std::string label(const PlaceContext& ctx) const override { return pipeline_label(name(), ctx.training); }
+  std::string label() const override { return pipeline_label(name(), training_); }
+  Status configure(const MethodOptions& options) override {
+    DEVPLACE_ASSIGN_OR_RETURN(training_, parse_training_options(options));
+    return Status::ok_status();
+  }
 
   Result<Placement> place(const PlaceContext& ctx) override {
     const Rng search_rng = ctx.rng;  // as local-search would draw: the warm start repeats it
@@ -30,7 +35,7 @@ class RlPlacer : public Placer {
     }
     // The initial parameters come from the seed.
     torch::manual_seed(ctx.rng.next_u64() & 0x7fffffffffffffffULL);
-    const PolicyOptions policy_opts = policy_options(ctx.training);
+    const PolicyOptions policy_opts = policy_options(training_);
     Seq2SeqPolicy policy(features, allowed, nd, policy_opts,
                          policy_opts.neighbour_devices ? placed_neighbours(ctx.problem, grouping) : PlacedNeighbours{});
     ReinforceOptions options;
@@ -41,12 +46,16 @@ class RlPlacer : public Placer {
     // 0.44 s without; docs/rl.md, the ablation).
     options.entropy_weight = 0;
     options.warm_start_rng = &search_rng;
+    options.run = training_;
     return train_reinforce(policy, grouping, ctx, options, "rl");
   }
+
+ private:
+  TrainingRunOptions training_;
 };
 
 }  // namespace
 
-std::unique_ptr<Placer> make_rl_placer() { return std::make_unique<RlPlacer>(); }
+std::unique_ptr<Placer> make_rl_placer(const TrainingRunOptions& training) { return std::make_unique<RlPlacer>(training); }
 
 }  // namespace devplace::rl

@@ -7,15 +7,17 @@
 // early on). The answer is the best placement evaluated, the policy's
 // greedy decode included. Same seed, same placement.
 //
-// This header has no torch in it, so place/registry.cc can name the placer.
+// This header has no torch in it. rl_library.h registers the placer under
+// its name; tests may make it directly.
 #pragma once
 
 #include <memory>
 
 #include "place/placer.h"
+#include "rl/training_options.h"
 
 namespace devplace::rl {
 
-std::unique_ptr<Placer> make_rl_placer();
+std::unique_ptr<Placer> make_rl_placer(const TrainingRunOptions& training = {});
 
 }  // namespace devplace::rl

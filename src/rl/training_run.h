@@ -17,6 +17,7 @@
 #include "common/progress.h"
 #include "common/status.h"
 #include "place/placer.h"
+#include "rl/training_options.h"
 #include "rl/placement_policy.h"
 #include "rl/training_state.h"
 

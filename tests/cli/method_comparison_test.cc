@@ -10,9 +10,13 @@
 #include <gtest/gtest.h>
 
 #include "place/placer.h"
+#include "rl/rl_library.h"
 
 namespace devplace::cli {
 namespace {
+
+// rl and hierarchical run by name, as the CLI runs them.
+[[maybe_unused]] const bool kLearnedRegistered = (register_learned_placers(), true);
 
 std::vector<std::string> registered(bool (*keep)(PlacerRole)) {
   std::vector<std::string> names;

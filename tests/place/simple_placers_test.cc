@@ -61,7 +61,8 @@ TEST(SimplePlacers, CpuOnlyOpsAndPinsWin) {
 TEST(SimplePlacers, UnknownNameListsTheKnownOnes) {
   Result<std::unique_ptr<Placer>> p = make_placer("hef");
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error().message(), "unknown placer 'hef' (known: cpu, single-gpu, scotch, mincut, expert, round-robin, random, metis, heft, m-topo, m-etf, m-sct, local-search, random-search, rl, hierarchical, exhaustive)");
+  EXPECT_EQ(p.error().message(), "unknown placer 'hef' (known: cpu, single-gpu, scotch, mincut, expert, round-robin, random, metis, heft, m-topo, m-etf, m-sct, local-search, random-search, exhaustive)");
+  // rl and hierarchical are added by rl/rl_library.h, which place/ does not know.
 }
 
 TEST(SimplePlacers, SameSeedSamePlacement) {

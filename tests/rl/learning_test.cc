@@ -21,12 +21,16 @@
 #include "place/run_placer.h"
 #include "place/search.h"
 #include "rl/features.h"
+#include "rl/rl_library.h"
 #include "rl/policy.h"
 #include "rl/reinforce_steps.h"
 #include "sim/simulator.h"
 
 namespace devplace::rl {
 namespace {
+
+// rl and hierarchical run by name, as the CLI runs them.
+[[maybe_unused]] const bool kLearnedRegistered = (register_learned_placers(), true);
 
 TEST(Advantages, FasterSamplesScoreHigherWhateverTheKind) {
   const std::vector<double> times = {0.5, 1.0, 2.0, 1.0};
@@ -241,7 +245,7 @@ TEST(Learning, FromScratchTheMeanSampleImprovesAndBeatsRandomSampling) {
     options.grouping.kind = GroupingKind::kColocation;
     options.budget.evaluations = kEvaluations;
     options.seed = seed;
-    options.training.log_path = log;
+    options.method_options["training-log"] = log;
     const PlacerRun rl = run_placer("rl", problem, sim, options).value();
     EXPECT_EQ(rl.method, "rl");
     EXPECT_LE(rl.evaluations, kEvaluations);
@@ -254,7 +258,7 @@ TEST(Learning, FromScratchTheMeanSampleImprovesAndBeatsRandomSampling) {
     // its best placement (a policy that did not learn samples worse ones).
     improved += last < first && last <= 1.005 * search_cost_s(problem, rl.evaluation);
     std::printf("seed %d: mean sample %.4f s over the first 5 updates, %.4f s over the last 5\n", static_cast<int>(seed), first, last);
-    options.training = {};
+    options.method_options.clear();
     const PlacerRun random = run_placer("random-search", problem, sim, options).value();
     EXPECT_LE(random.evaluations, kEvaluations);
     // The policy's mean sample, not only its best, beats the best of as many random placements.

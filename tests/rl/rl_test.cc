@@ -19,11 +19,15 @@
 #include "place/run_placer.h"
 #include "place/search.h"
 #include "rl/features.h"
+#include "rl/rl_library.h"
 #include "sim/simulator.h"
 #include "zoo/zoo.h"
 
 namespace devplace {
 namespace {
+
+// rl and hierarchical run by name, as the CLI runs them.
+[[maybe_unused]] const bool kLearnedRegistered = (register_learned_placers(), true);
 
 TEST(RlFeatures, OneRowPerGroupAllInUnitRange) {
   Graph g = build_zoo_model("layered:layers=6,width=3").value();
@@ -95,7 +99,9 @@ TEST(RlFeatures, PlacedNeighboursWeighEarlierGroupsByBytes) {
     for (int64_t i = n.offsets[grp]; i < n.offsets[grp + 1]; ++i) {
       const int32_t q = n.index[i];
       ASSERT_LT(q, grp);
-      if (i > n.offsets[grp]) EXPECT_GT(q, n.index[i - 1]);
+      if (i > n.offsets[grp]) {
+        EXPECT_GT(q, n.index[i - 1]);
+      }
       EXPECT_NEAR(n.weight[i], pair_bytes.at({q, grp}) / total[grp], 1e-6);
       sum += n.weight[i];
       ++entries;
@@ -112,13 +118,13 @@ TEST(RlFeatures, PlacedNeighboursWeighEarlierGroupsByBytes) {
 }
 
 PlacerRun run(const std::string& method, const Problem& p, Simulator& sim, int64_t evaluations, uint64_t seed,
-              bool paper_recipe = false, WarmStart warm_start = WarmStart::kDefault) {
+              bool paper_recipe = false, const char* warm_start = nullptr) {
   PlacerRunOptions options;
-  options.training.warm_start = warm_start;
+  if (warm_start) options.method_options["warm-start"] = warm_start;
   options.grouping.kind = GroupingKind::kColocation;
   options.budget.evaluations = evaluations;
   options.seed = seed;
-  options.training.paper_recipe = paper_recipe;
+  if (paper_recipe) options.method_options["recipe"] = "paper";
   return run_placer(method, p, sim, options).value();
 }
 
@@ -149,26 +155,24 @@ TEST(Rl, PolicySizeAndAttentionAreOptions) {
   // placement, and a checkpoint of one size does not load into the other.
   TinyProblem tiny(3);
   const std::string ckpt = (std::filesystem::temp_directory_path() / ("devplace_rl_size_" + std::to_string(::getpid()) + ".ckpt")).string();
-  auto sized = [&](int hidden, AttentionKind attention, const std::string& checkpoint, const std::string& resume) {
+  auto sized = [&](int hidden, const std::string& attention, const std::string& checkpoint, const std::string& resume) {
     PlacerRunOptions options;
     options.grouping.kind = GroupingKind::kColocation;
     options.seed = 2;
-    options.training.iterations = 3;
-    options.training.policy_hidden = hidden;
-    options.training.attention = attention;
-    options.training.warm_start = WarmStart::kNone;
-    options.training.checkpoint_path = checkpoint;
-    options.training.resume_path = resume;
+    options.method_options = {{"iterations", "3"}, {"policy-hidden", std::to_string(hidden)}, {"attention", attention},
+                              {"warm-start", "none"}};
+    if (!checkpoint.empty()) options.method_options["checkpoint"] = checkpoint;
+    if (!resume.empty()) options.method_options["resume"] = resume;
     return run_placer("rl", tiny.problem, tiny.sim, options);
   };
-  const PlacerRun a = sized(8, AttentionKind::kAdditive, ckpt, "").value();
-  const PlacerRun b = sized(8, AttentionKind::kAdditive, "", "").value();
+  const PlacerRun a = sized(8, "additive", ckpt, "").value();
+  const PlacerRun b = sized(8, "additive", "", "").value();
   EXPECT_EQ(a.placement, b.placement);
-  EXPECT_TRUE(sized(8, AttentionKind::kAdditive, "", ckpt).ok());
-  const Result<PlacerRun> other = sized(16, AttentionKind::kAdditive, "", ckpt);
+  EXPECT_TRUE(sized(8, "additive", "", ckpt).ok());
+  const Result<PlacerRun> other = sized(16, "additive", "", ckpt);
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.error().message(), ckpt + ": made for a network of another shape (another --policy-hidden, --attention or --neighbours)");
-  const Result<PlacerRun> multiplicative = sized(8, AttentionKind::kMultiplicative, "", ckpt);
+  const Result<PlacerRun> multiplicative = sized(8, "multiplicative", "", ckpt);
   ASSERT_FALSE(multiplicative.ok());
   std::filesystem::remove(ckpt);
 }
@@ -182,7 +186,7 @@ TEST(Rl, NearTheExhaustiveOptimumOnTinyGraphs) {
   auto cost = make_default_cost_model();
   int optimal[3] = {0, 0, 0}, close[3] = {0, 0, 0};
   const bool paper[3] = {true, false, false};
-  const WarmStart warm[3] = {WarmStart::kDefault, WarmStart::kDefault, WarmStart::kSearch};
+  const char* warm[3] = {nullptr, nullptr, "search"};
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     Graph g = testing::tiny_dag(seed, 7);
     Problem p = Problem::create(g, c, *cost).value();
@@ -215,10 +219,10 @@ TEST(Learned, EveryTrainerHonoursTheEvaluationBudget) {
         PlacerRunOptions options;
         options.grouping.kind = GroupingKind::kColocation;
         options.budget.evaluations = budget;
-        options.training.paper_recipe = config == 1;
-        if (config == 2) options.training.warm_start = WarmStart::kSearch;
-        if (config == 3) options.training.warm_start = WarmStart::kFast;
-        if (config >= 2) options.training.polish_evaluations = 1000;
+        if (config == 1) options.method_options["recipe"] = "paper";
+        if (config == 2) options.method_options["warm-start"] = "search";
+        if (config == 3) options.method_options["warm-start"] = "fast";
+        if (config >= 2) options.method_options["polish"] = "1000";
         const Result<PlacerRun> r = run_placer(method, tiny.problem, tiny.sim, options);
         ASSERT_TRUE(r.ok()) << method << " budget " << budget << " config " << config << ": " << r.error().message();
         EXPECT_LE(r.value().evaluations, budget) << method << " config " << config;
@@ -272,14 +276,13 @@ class RlCheckpoint : public ::testing::Test {
     PlacerRunOptions options;
     options.grouping.kind = GroupingKind::kColocation;
     options.seed = 3;
-    options.training.iterations = iterations;
-    options.training.log_path = log;
-    options.training.checkpoint_path = checkpoint;
-    options.training.checkpoint_every = 1;
-    options.training.resume_path = resume;
+    options.method_options = {{"iterations", std::to_string(iterations)}, {"checkpoint-every", "1"}};
+    if (!log.empty()) options.method_options["training-log"] = log;
+    if (!checkpoint.empty()) options.method_options["checkpoint"] = checkpoint;
+    if (!resume.empty()) options.method_options["resume"] = resume;
     // The fast placers' warm start: a few evaluations, so that the
     // evaluation counts below fall in the updates.
-    options.training.warm_start = WarmStart::kFast;
+    options.method_options["warm-start"] = "fast";
     return run_placer("rl", *problem_, evaluator ? *evaluator : sim, options);
   }
 

@@ -1,12 +1,15 @@
 // File: rl_library.cc
 // dlopen of libdevplace_rl.so on first use (see rl_library.h).
-#include "place/rl_library.h"
+#include "rl/rl_library.h"
 
 #include <dlfcn.h>
 
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
+
+#include "common/check.h"
 
 namespace devplace {
 
@@ -14,7 +17,7 @@ namespace {
 
 constexpr const char* kLibraryName = "libdevplace_rl.so";
 
-// The folder of the shared object that holds this code (libdevplace_place.so).
+// The folder of the shared object that holds this code (libdevplace_learned.so).
 std::string own_folder() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&own_folder), &info) == 0 || info.dli_fname == nullptr) return "";
@@ -52,20 +55,35 @@ class RlLibraryPlacer : public Placer {
   explicit RlLibraryPlacer(std::string_view name) : name_(name) {}
   std::string_view name() const override { return name_; }
 
+  Status configure(const MethodOptions& options) override {
+    DEVPLACE_ASSIGN_OR_RETURN(options_, rl::parse_training_options(options));
+    placer_.reset();
+    return Status::ok_status();
+  }
+
   Result<Placement> place(const PlaceContext& context) override {
     if (!placer_) {
       DEVPLACE_ASSIGN_OR_RETURN(const RlLibraryApi* api, rl_library());
-      placer_ = api->make_placer(name_);
+      placer_ = api->make_placer(name_, options_);
       if (!placer_) return internal_error("the rl library has no placer named '" + name_ + "'");
     }
     return placer_->place(context);
   }
-  std::string label(const PlaceContext& context) const override { return placer_ ? placer_->label(context) : name_; }
+
+  std::string label() const override { return rl::pipeline_label(name_, options_); }
 
  private:
   std::string name_;
+  rl::TrainingRunOptions options_;
   std::unique_ptr<Placer> placer_;
 };
+
+template <const char* kName>
+std::unique_ptr<Placer> make_learned() {
+  return std::make_unique<RlLibraryPlacer>(kName);
+}
+constexpr char kRl[] = "rl";
+constexpr char kHierarchical[] = "hierarchical";
 
 }  // namespace
 
@@ -76,8 +94,19 @@ Result<const RlLibraryApi*> rl_library() {
   return loaded;
 }
 
-std::unique_ptr<Placer> make_rl_library_placer(std::string_view name) {
-  return std::make_unique<RlLibraryPlacer>(name);
+void register_learned_placers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const std::vector<MethodOptionSpec>& options = rl::training_option_specs();
+    const PlacerInfo learned[] = {
+        {"rl", PlacerRole::kLearned, "the paper's method: a seq2seq policy over the groups trained by REINFORCE on step times",
+         &make_learned<kRl>, options},
+        {"hierarchical", PlacerRole::kLearned,
+         "the ICLR 2018 planner: a learned grouper of the co-location groups and the seq2seq placer, trained jointly",
+         &make_learned<kHierarchical>, options},
+    };
+    for (const PlacerInfo& info : learned) DEVPLACE_CHECK(register_placer(info).ok());
+  });
 }
 
 Status start_mpi() {

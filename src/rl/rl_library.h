@@ -4,8 +4,13 @@
 // process, so devplace loads the library only when a learned placer runs or
 // MPI starts; `devplace simulate` and the other placers never pay for it.
 //
-// The library is looked for beside libdevplace_place.so (build/lib/ in the
-// build tree, lib/ once installed), or at $DEVPLACE_RL_LIBRARY when set.
+// The library is looked for beside libdevplace_learned.so, which holds
+// this file (build/lib/ in the build tree, lib/ once installed), or at
+// $DEVPLACE_RL_LIBRARY when set.
+//
+// This half of rl/ has no LibTorch: it adds the learned placers to the
+// placer registry with their options (training_options.h), parses those
+// options, and loads the library when a learned placer is asked to place.
 #pragma once
 
 #include <memory>
@@ -13,26 +18,31 @@
 
 #include "common/status.h"
 #include "place/placer.h"
+#include "rl/training_options.h"
 
 namespace devplace {
 
 // What libdevplace_rl.so exports, as one table (extern "C" devplace_rl_api).
 struct RlLibraryApi {
   int version;  // kRlLibraryApiVersion of the build that made the library
-  std::unique_ptr<Placer> (*make_placer)(std::string_view name);  // "rl" or "hierarchical"; null if unknown
+  // "rl" or "hierarchical" with its options; null if unknown.
+  std::unique_ptr<Placer> (*make_placer)(std::string_view name, const rl::TrainingRunOptions& options);
   bool (*mpi_start)();
   int (*mpi_rank)();
   int (*mpi_size)();
 };
-inline constexpr int kRlLibraryApiVersion = 1;
+inline constexpr int kRlLibraryApiVersion = 2;
 inline constexpr const char* kRlLibraryApiSymbol = "devplace_rl_api";
 
 // Loads the library once; an error names the file and dlopen's reason.
 Result<const RlLibraryApi*> rl_library();
 
-// A placer that loads the library on its first place() and forwards to the
-// learned placer `name` there (the registry's rl and hierarchical entries).
-std::unique_ptr<Placer> make_rl_library_placer(std::string_view name);
+// Adds rl and hierarchical to the placer registry (once; later calls do
+// nothing). Their entries make a placer that parses the training options
+// in configure() and loads the library on its first place(), forwarding to
+// the learned placer there. The CLI calls this at start-up; so do the tests
+// and benchmarks that run a learned placer by name.
+void register_learned_placers();
 
 // MPI through the library: start_mpi() loads it and joins the MPI job
 // (an error with the reason when it cannot); mpi_rank() is 0 and mpi_size() 1

@@ -1,0 +1,176 @@
+// File: training_options.cc
+// The learned placers' options: their specs and their parsing (see
+// training_options.h).
+#include "rl/training_options.h"
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+
+#include "common/progress.h"
+
+namespace devplace::rl {
+
+namespace {
+
+std::optional<std::string> get(const MethodOptions& options, const std::string& name) {
+  auto it = options.find(name);
+  if (it == options.end()) return std::nullopt;
+  return it->second;
+}
+
+// The value of --NAME as an integer in [1, max]; `fallback` when absent.
+Result<int64_t> positive_int(const MethodOptions& options, const std::string& name, int64_t fallback, int64_t max) {
+  const std::optional<std::string> text = get(options, name);
+  if (!text) return fallback;
+  int64_t n = 0;
+  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
+  if (ec != std::errc() || ptr != text->data() + text->size() || n <= 0 || n > max)
+    return invalid_input("--" + name + ": expected a positive integer (at most " + std::to_string(max) + "), got '" + *text + "'");
+  return n;
+}
+
+// The value of --NAME as a file path; "" when absent. An empty value is an error.
+Result<std::string> path_option(const MethodOptions& options, const std::string& name) {
+  const std::optional<std::string> text = get(options, name);
+  if (!text) return std::string();
+  if (text->empty()) return invalid_input("--" + name + ": expected a file name, got ''");
+  return *text;
+}
+
+// A number in [0, 100] for --NAME into `out`, if given.
+Status weight_option(const MethodOptions& options, const std::string& name, double& out) {
+  if (auto text = get(options, name)) {
+    double w = -1;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), w);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(w) || w < 0 || w > 100)
+      return invalid_input("--" + name + ": expected a number in [0, 100], got '" + *text + "'");
+    out = w;
+  }
+  return Status::ok_status();
+}
+
+}  // namespace
+
+const std::vector<MethodOptionSpec>& training_option_specs() {
+  static const std::vector<MethodOptionSpec> specs = {
+      {"iterations", "N", "policy updates of a learned method (rl; default: from --evaluations, else its own)"},
+      {"training-log", "FILE", "write a learned method's training log (CSV, one row per update)"},
+      {"checkpoint", "FILE", "save a learned method's policy to FILE (every --checkpoint-every updates, and at the end)"},
+      {"checkpoint-every", "N", "updates between checkpoints (default 10)"},
+      {"resume", "FILE", "continue a learned method's training from a checkpoint"},
+      {"threads", "N", "threads that evaluate a learned method's samples (default 1)"},
+      {"recipe", "NAME", "a learned method's training: default (PPO-style) or paper (REINFORCE as published)"},
+      {"warm-start", "FROM",
+       "a first stage for a learned method: imitate search (local-search's placement) or fast (the best fast placer's); "
+       "default none (renames the method, e.g. local-search>rl)"},
+      {"polish", "N",
+       "a last stage: N evaluations of local search from a learned method's best placement (default 0; renames the "
+       "method, e.g. rl>local-search)"},
+      {"learning-rate", "X", "a learned method's Adam learning rate (default 1e-3; paper recipe 0.01)"},
+      {"samples", "K", "placements a learned method samples per update (default 16; paper recipe 8)"},
+      {"epochs", "N", "a learned method's optimizer steps per batch of samples (default 4; paper recipe 1)"},
+      {"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 0: off)"},
+      {"entropy-weight", "X",
+       "a learned method's entropy bonus, halving every 1000 evaluations (default: rl 0, hierarchical 0.01; paper "
+       "recipe 0)"},
+      {"stickiness", "X", "a learned method's bonus on the logit of the previous group's device (default 0)"},
+      {"neighbours", "on|off",
+       "whether a learned method's decoder sees the devices of each group's placed neighbours (default: rl on, "
+       "hierarchical off; paper recipe off)"},
+      {"affinity", "X",
+       "with --neighbours on: a fixed bonus on the logits of the devices of a group's placed neighbours, by bytes "
+       "(default 3; paper recipe 0)"},
+      {"policy-hidden", "N", "LSTM units per encoder direction of a learned method; the decoder has 2N (default 64)"},
+      {"attention", "KIND", "a learned method's attention: multiplicative (default, Luong) or additive (Bahdanau, the paper's)"},
+      {"distributed", "", "train a learned method over MPI (under mpirun): rank 0 holds the policy, the others sample"},
+      {"sync", "", "with --distributed: average one gradient from every controller per update (repeatable)"},
+  };
+  return specs;
+}
+
+Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) {
+  for (const auto& [name, value] : options) {
+    bool known = false;
+    for (const MethodOptionSpec& spec : training_option_specs()) known = known || spec.name == name;
+    if (!known) return invalid_input("--" + name + " is not an option of the learned methods");
+  }
+  TrainingRunOptions training;
+  DEVPLACE_ASSIGN_OR_RETURN(training.iterations, positive_int(options, "iterations", 0, kMaxIterations));
+  DEVPLACE_ASSIGN_OR_RETURN(training.checkpoint_every,
+                            positive_int(options, "checkpoint-every", training.checkpoint_every, kMaxIterations));
+  DEVPLACE_ASSIGN_OR_RETURN(const int64_t threads, positive_int(options, "threads", training.threads, kMaxThreads));
+  training.threads = static_cast<int>(threads);
+  DEVPLACE_ASSIGN_OR_RETURN(training.log_path, path_option(options, "training-log"));
+  DEVPLACE_ASSIGN_OR_RETURN(training.checkpoint_path, path_option(options, "checkpoint"));
+  DEVPLACE_ASSIGN_OR_RETURN(training.resume_path, path_option(options, "resume"));
+  if (!training.resume_path.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(training.resume_path, ec))
+      return invalid_input("--resume: " + training.resume_path + ": no such checkpoint file");
+  }
+  if (auto text = get(options, "recipe")) {
+    if (*text != "default" && *text != "paper") return invalid_input("--recipe: expected 'default' or 'paper', got '" + *text + "'");
+    training.paper_recipe = *text == "paper";
+  }
+  if (auto text = get(options, "polish")) {
+    int64_t n = -1;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
+    if (ec != std::errc() || ptr != text->data() + text->size() || n < 0 || n > kMaxIterations)
+      return invalid_input("--polish: expected a number of evaluations (0 for none), got '" + *text + "'");
+    training.polish_evaluations = n;
+  }
+  if (auto text = get(options, "warm-start")) {
+    if (*text == "search") training.warm_start = WarmStart::kSearch;
+    else if (*text == "fast") training.warm_start = WarmStart::kFast;
+    else if (*text == "none") training.warm_start = WarmStart::kNone;
+    else return invalid_input("--warm-start: expected 'search', 'fast' or 'none', got '" + *text + "'");
+  }
+  if (auto text = get(options, "learning-rate")) {
+    double lr = 0;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), lr);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(lr) || lr <= 0 || lr > 10)
+      return invalid_input("--learning-rate: expected a number in (0, 10], got '" + *text + "'");
+    training.learning_rate = lr;
+  }
+  DEVPLACE_ASSIGN_OR_RETURN(training.samples_per_update, positive_int(options, "samples", 0, kMaxSamples));
+  if (auto text = get(options, "samples"); text && training.samples_per_update < 2)
+    return invalid_input("--samples: expected at least 2 (samples are compared with each other), got '" + *text + "'");
+  DEVPLACE_ASSIGN_OR_RETURN(training.epochs, positive_int(options, "epochs", 0, kMaxEpochs));
+  DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-weight", training.entropy_weight));
+  DEVPLACE_RETURN_IF_ERROR(weight_option(options, "elite-weight", training.elite_weight));
+  DEVPLACE_RETURN_IF_ERROR(weight_option(options, "stickiness", training.stickiness));
+  if (auto text = get(options, "neighbours")) {
+    if (*text != "on" && *text != "off") return invalid_input("--neighbours: expected 'on' or 'off', got '" + *text + "'");
+    training.neighbour_devices = *text == "on" ? 1 : 0;
+  }
+  DEVPLACE_RETURN_IF_ERROR(weight_option(options, "affinity", training.affinity));
+  if (training.affinity > 0 && (training.neighbour_devices == 0 || (training.paper_recipe && training.neighbour_devices != 1)))
+    return invalid_input("--affinity needs --neighbours on");
+  DEVPLACE_ASSIGN_OR_RETURN(const int64_t hidden, positive_int(options, "policy-hidden", 0, kMaxPolicyHidden));
+  training.policy_hidden = static_cast<int>(hidden);
+  if (auto text = get(options, "attention")) {
+    if (*text == "additive") training.attention = AttentionKind::kAdditive;
+    else if (*text == "multiplicative") training.attention = AttentionKind::kMultiplicative;
+    else return invalid_input("--attention: expected 'additive' or 'multiplicative', got '" + *text + "'");
+  }
+  const bool distributed = options.count("distributed") > 0;
+  if (options.count("sync") && !distributed) return invalid_input("--sync needs --distributed");
+  if (distributed) training.distributed = options.count("sync") ? Distribution::kSync : Distribution::kAsync;
+  // The bar is for a person watching: not in logs or pipes.
+  training.progress = stderr_is_terminal();
+  return training;
+}
+
+std::string pipeline_label(std::string_view method, const TrainingRunOptions& options) {
+  std::string label;
+  if (options.warm_start == WarmStart::kSearch) label = "local-search>";
+  if (options.warm_start == WarmStart::kFast) label = "fast>";
+  label += method;
+  if (options.polish_evaluations > 0) label += ">local-search";
+  return label;
+}
+
+}  // namespace devplace::rl

@@ -1,0 +1,93 @@
+// File: training_options.h
+// The learned placers' own options (--iterations, --checkpoint, --recipe,
+// ...): declared, documented and parsed here, so that the generic placer
+// interface (place/placer.h) and the CLI know nothing of them. The CLI
+// accepts these flags because the learned placers declare them in their
+// registry entries (rl_library.h) and hands them over as MethodOptions.
+//
+// No LibTorch here: --help and a bad flag are answered without loading
+// libdevplace_rl.so.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "place/placer.h"
+
+namespace devplace::rl {
+
+// How a learned placer's training is spread over MPI ranks (distributed.h).
+enum class Distribution {
+  kNone,   // one process
+  kAsync,  // rank 0 applies each controller's gradient as it comes (the paper's)
+  kSync,   // rank 0 averages one gradient from every controller per update (repeatable)
+};
+
+// What a learned placer imitates before REINFORCE (--warm-start).
+enum class WarmStart {
+  kDefault,  // the recipe's: none
+  kNone,     // a random policy
+  kFast,     // the best placement of the paper's baselines and the fast algorithms
+  kSearch,   // local-search's placement (it starts from the fast placers' best)
+};
+
+// The learned placers' network (--attention).
+enum class AttentionKind { kDefault, kAdditive, kMultiplicative };
+
+// One learned run's settings; the defaults are "not given" (the method's
+// or the recipe's own value applies).
+struct TrainingRunOptions {
+  int64_t iterations = 0;          // policy updates; 0: from the budget, else the method's default
+  std::string log_path;            // CSV training log, one row per update ("" for none)
+  std::string checkpoint_path;     // written every checkpoint_every updates and at the end ("" for none)
+  int64_t checkpoint_every = 10;
+  std::string resume_path;         // continue from this checkpoint ("" to start afresh)
+  bool progress = false;           // draw a progress bar on stderr
+  int threads = 1;                 // threads that evaluate the K samples of an update
+  bool paper_recipe = false;       // train as the 2017 paper did (K = 8, moving-average baseline, plain REINFORCE)
+  int64_t polish_evaluations = -1; // local search from the best placement at the end; -1: none
+  WarmStart warm_start = WarmStart::kDefault;
+  double learning_rate = 0;        // REINFORCE's Adam; 0: the method's default
+  int64_t samples_per_update = 0;  // K; 0: the recipe's
+  int64_t epochs = 0;              // optimizer steps per batch; 0: the recipe's
+  double entropy_weight = -1;      // entropy bonus at the start; < 0: the recipe's
+  double elite_weight = -1;        // self-imitation of the policy's best samples; < 0: the recipe's
+  double stickiness = -1;          // the decoder's bonus for the previous group's device; < 0: the default
+  int neighbour_devices = -1;      // the decoder sees its placed neighbours' devices: 1 on, 0 off, -1 the recipe's
+  double affinity = -1;            // a fixed bonus on the logits from those devices; < 0: the default
+  int policy_hidden = 0;           // LSTM units per encoder direction (the decoder has twice); 0: the default
+  AttentionKind attention = AttentionKind::kDefault;
+  Distribution distributed = Distribution::kNone;  // --distributed [--sync], under mpirun
+};
+
+// The options rl and hierarchical take, in the order --help lists them.
+const std::vector<MethodOptionSpec>& training_option_specs();
+
+// Reads them: --iterations N, --checkpoint-every N (default 10) and
+// --threads N (default 1), each > 0; --training-log FILE, --checkpoint
+// FILE, --resume FILE (which must exist); --recipe default|paper;
+// --warm-start search|fast|none; --polish N; --learning-rate X;
+// --samples K (>= 2); --epochs N; --entropy-weight, --elite-weight,
+// --stickiness and --affinity X in [0, 100]; --neighbours on|off;
+// --policy-hidden N; --attention additive|multiplicative; --distributed
+// [--sync]. The progress bar is on when stderr is a terminal. An error is
+// one line naming the flag (exit code 2). Names it does not know are
+// errors too.
+Result<TrainingRunOptions> parse_training_options(const MethodOptions& options);
+
+// The stages a learned method runs with these options, joined by '>': the
+// warm start's source (local-search, or fast for the best fast placer),
+// the method, and local-search for a polish ("local-search>rl>local-search").
+std::string pipeline_label(std::string_view method, const TrainingRunOptions& options);
+
+// The largest values accepted.
+inline constexpr int64_t kMaxIterations = 100'000'000;
+inline constexpr int64_t kMaxThreads = 1024;
+inline constexpr int64_t kMaxPolicyHidden = 4096;
+inline constexpr int64_t kMaxSamples = 4096;
+inline constexpr int64_t kMaxEpochs = 100;
+
+}  // namespace devplace::rl
