@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/file_io.h"
+#include "common/format.h"
+
 namespace devplace::cli {
 
 Result<Args> Args::parse(const CommandSpec& spec, const std::vector<std::string>& argv) {
@@ -16,6 +19,8 @@ Result<Args> Args::parse(const CommandSpec& spec, const std::vector<std::string>
       return a;
     }
     if (arg.rfind("--", 0) != 0) {
+      if (!spec.positional)
+        return invalid_input("unexpected argument '" + quoted_value(arg) + "' (options start with --; see --help)");
       a.positional_.push_back(arg);
       continue;
     }
@@ -29,7 +34,8 @@ Result<Args> Args::parse(const CommandSpec& spec, const std::vector<std::string>
     for (const OptionSpec& o : spec.options) {
       if (o.name == name) opt = &o;
     }
-    if (opt == nullptr) return invalid_input("unknown option '--" + name + "' (see --help)");
+    if (opt == nullptr) return invalid_input("unknown option '--" + quoted_value(name) + "' (see --help)");
+    if (a.values_.count(name)) return invalid_input("option '--" + name + "' given twice");
     if (opt->value.empty()) {
       if (inline_value) return invalid_input("option '--" + name + "' takes no value");
       a.values_[name] = "";
@@ -42,6 +48,9 @@ Result<Args> Args::parse(const CommandSpec& spec, const std::vector<std::string>
   }
   for (const OptionSpec& o : spec.options) {
     if (o.required && !a.values_.count(o.name)) return invalid_input("missing required option '--" + o.name + " " + o.value + "' (see --help)");
+    // Outputs are checked now, not after minutes of work.
+    if (auto it = a.values_.find(o.name); o.output && it != a.values_.end())
+      DEVPLACE_RETURN_IF_ERROR(check_output_path("--" + o.name, it->second));
   }
   return a;
 }

@@ -18,17 +18,22 @@ struct OptionSpec {
   std::string value;     // placeholder shown in help ("FILE"); empty for a flag
   std::string help;
   bool required = false;
+  bool output = false;   // a file devplace writes: parse() checks it can be written, before any work
 };
 
 struct CommandSpec {
   std::string usage;     // "devplace simulate --graph SRC ..."
   std::string summary;   // one paragraph
   std::vector<OptionSpec> options;
+  bool positional = false;  // takes arguments that are not options (zoo list, cluster show CL)
 };
 
 class Args {
  public:
   // Parses argv (after the subcommand). --help sets help_requested().
+  // Errors: an unknown option, an option given twice, an argument that is
+  // not an option where the command takes none, and an output file
+  // (OptionSpec::output) that cannot be written.
   static Result<Args> parse(const CommandSpec& spec, const std::vector<std::string>& argv);
 
   bool help_requested() const { return help_; }

@@ -17,6 +17,7 @@ const CommandSpec kSpec = {
     "cluster JSON file): its devices, links and the notes on where its figures come from.",
     {{"routes", "", "with show: print the route between every pair of devices"},
      {"json", "", "print JSON"}},
+    /*positional=*/true,
 };
 
 Status list_clusters(bool as_json) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/format.h"
 #include "common/interrupt.h"
 #include "rl/rl_library.h"
 
@@ -72,7 +73,8 @@ int main(int argc, char** argv) {
       // The flag is set only where a command caught Ctrl-C (interrupt.h).
       const bool interrupted = devplace::interrupt_requested();
       if (s.ok()) return interrupted ? kExitInterrupted : kExitOk;
-      std::fprintf(stderr, "devplace: %s\n", s.error().message().c_str());
+      // One line, however long or strange the input it quotes.
+      std::fprintf(stderr, "devplace: %s\n", devplace::one_line(s.error().message()).c_str());
       if (interrupted) return kExitInterrupted;
       return s.error().is_user_error() ? kExitBadInput : kExitInternal;
     }

@@ -39,7 +39,7 @@ std::vector<OptionSpec> with_measure_options(std::vector<OptionSpec> options) {
   options.push_back({"measure-timeout", "SECONDS", "longest wait for one placement's answer (default 60)"});
   options.push_back({"measure-startup-timeout", "SECONDS", "longest wait for the measurer to start (default 300)"});
   options.push_back({"measure-failure-time", "SECONDS", "step time given to a placement that could not be measured (default 100)"});
-  options.push_back({"measure-log", "FILE", "write every measurement and fault (JSON lines)"});
+  options.push_back({"measure-log", "FILE", "write every measurement and fault (JSON lines)", false, true});
   options.push_back({"measure-recheck", "N", "place: measure the chosen placement N more times, past the cache (default 3; 0: none)"});
   options.push_back({"measure-no-cache", "", "measure a placement again each time it comes (default: once, then from the cache)"});
   return options;

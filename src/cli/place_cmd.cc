@@ -49,7 +49,7 @@ const CommandSpec kSpec = {
                          {"method", "NAME", "placement method (devplace methods)", true},
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-                         {"out", "FILE", "write the placement (.csv for CSV, else JSON)"},
+                         {"out", "FILE", "write the placement (.csv for CSV, else JSON)", false, true},
                          {"json", "", "print one JSON object"}}))),
 };
 

@@ -27,7 +27,7 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
     for (const MethodOptionSpec& spec : info.options) {
       bool seen = false;
       for (const OptionSpec& known : options) seen = seen || known.name == spec.name;
-      if (!seen) options.push_back({spec.name, spec.value, spec.help});
+      if (!seen) options.push_back({spec.name, spec.value, spec.help, false, spec.output});
     }
   }
   return options;

@@ -33,7 +33,7 @@ const CommandSpec kSpec = {
                          {"cluster", "CL", "cluster JSON file or preset name", true},
                          {"placement", "PL,...", "placement files or method names, comma-separated", true},
                          {"training-log", "CSV,...", "training logs of learned runs (--training-log of place), comma-separated"},
-                         {"out", "FILE", "the HTML file to write", true},
+                         {"out", "FILE", "the HTML file to write", true, true},
                          {"title", "TEXT", "the page title (default: GRAPH on CLUSTER)"},
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"}}),

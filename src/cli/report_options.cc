@@ -7,7 +7,7 @@
 namespace devplace::cli {
 
 std::vector<OptionSpec> with_report_option(std::vector<OptionSpec> options) {
-  options.push_back({"report", "FILE", "write an HTML report: tables, timeline, memory, training curve (opens offline)"});
+  options.push_back({"report", "FILE", "write an HTML report: tables, timeline, memory, training curve (opens offline)", false, true});
   return options;
 }
 

@@ -31,8 +31,8 @@ const CommandSpec kSpec = {
      {"placement", "PL", "placement file or method name", true},
      {"training", "", "expand a forward-only graph file into a training step first"},
      {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-     {"trace", "FILE", "write a Chrome trace (open in ui.perfetto.dev or chrome://tracing)"},
-     {"out", "FILE", "write the placement used (.csv for CSV, else JSON)"},
+     {"trace", "FILE", "write a Chrome trace (open in ui.perfetto.dev or chrome://tracing)", false, true},
+     {"out", "FILE", "write the placement used (.csv for CSV, else JSON)", false, true},
      {"json", "", "print one JSON object"}}),
 };
 

@@ -16,6 +16,7 @@ const CommandSpec kSpec = {
     "Lists the built-in models (use them as --graph zoo:NAME[:key=value,...]) with the op count,\n"
     "parameter bytes and FLOPs of one training step at their default options.",
     {{"json", "", "print JSON"}},
+    /*positional=*/true,
 };
 }  // namespace
 

@@ -41,6 +41,33 @@ std::string format_rate(double bytes_per_s) { return printf_string("%.1f %s", by
 
 std::string format_ratio(double r) { return std::isfinite(r) ? printf_string("%.2f%s", r, "x") : "-"; }
 
+namespace {
+
+std::string escaped(std::string_view s, size_t max) {
+  std::string out;
+  size_t i = 0;
+  for (; i < s.size() && out.size() < max; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+    else out += static_cast<char>(c);
+  }
+  if (i < s.size()) out += "... (" + std::to_string(s.size()) + " characters)";
+  return out;
+}
+
+}  // namespace
+
+std::string quoted_value(std::string_view s, size_t max) { return escaped(s, max); }
+
+std::string one_line(std::string_view message, size_t max) { return escaped(message, max); }
+
 std::string pad_right(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
 std::string pad_left(const std::string& s, size_t width) { return s.size() >= width ? s : std::string(width - s.size(), ' ') + s; }
 

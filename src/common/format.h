@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace devplace {
 
@@ -15,5 +16,12 @@ std::string format_ratio(double r);          // "2.31x"; "-" for NaN or infinity
 // Left- or right-aligned to `width` characters.
 std::string pad_right(const std::string& s, size_t width);
 std::string pad_left(const std::string& s, size_t width);
+
+// A value from the input, fit to quote in a one-line message: control
+// characters escaped (\n, \xNN) and, past `max` characters, cut with
+// "... (N characters)".
+std::string quoted_value(std::string_view s, size_t max = 80);
+// A whole message made one line of at most `max` characters, as quoted_value.
+std::string one_line(std::string_view message, size_t max = 2000);
 
 }  // namespace devplace

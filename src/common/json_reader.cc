@@ -61,9 +61,37 @@ Result<int64_t> int_at(const Json& v, const std::string& where, std::string_view
   return invalid_input(join(where, key) + ": " + expected + ", got " + brief(v));
 }
 
+// The byte offset where `text` first nests deeper than `max_depth` arrays
+// and objects, or npos. A linear scan that skips strings: the parser and
+// the library's recursive dump() then never see a deeper document.
+size_t too_deep_at(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 Result<Json> parse_text(std::string_view text, const std::string& source) {
+  if (const size_t at = too_deep_at(text, kMaxDepth); at != std::string_view::npos) {
+    auto [line, col] = line_col(text, at);
+    return invalid_input(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": JSON nested deeper than " +
+                         std::to_string(kMaxDepth) + " levels");
+  }
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& e) {
@@ -98,7 +126,13 @@ std::string join(const std::string& where, std::string_view key) {
 std::string index(const std::string& where, size_t i) { return where + "[" + std::to_string(i) + "]"; }
 
 std::string brief(const Json& value) {
-  std::string s = value.dump();
+  // A large array or object is not dumped whole to be cut.
+  if (value.is_array() && value.size() > 8) return "an array of " + std::to_string(value.size()) + " items";
+  if (value.is_object() && value.size() > 8) return "an object of " + std::to_string(value.size()) + " members";
+  if (value.is_string() && value.get_ref<const std::string&>().size() > 64)
+    return Json(value.get_ref<const std::string&>().substr(0, 36)).dump(-1, ' ', false, Json::error_handler_t::replace) + "... (" +
+           std::to_string(value.get_ref<const std::string&>().size()) + " characters)";
+  std::string s = value.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
 }

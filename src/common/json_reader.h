@@ -19,8 +19,13 @@ namespace devplace::json {
 
 using Json = nlohmann::json;
 
-// Reads and parses a whole file. Errors: "PATH: cannot read file" (kNotFound),
-// "PATH:LINE:COL: malformed JSON: DETAIL" (kInvalidInput).
+// The deepest nesting of arrays and objects accepted (devplace's own
+// formats nest 4 levels; ONNX-derived and PipeDream JSON a few more).
+inline constexpr int kMaxDepth = 256;
+
+// Reads and parses a whole file (bounded as file_io.h reads text). Errors: "PATH: cannot read file" (kNotFound),
+// "PATH:LINE:COL: malformed JSON: DETAIL" and "PATH:LINE:COL: JSON nested
+// deeper than 256 levels" (kInvalidInput).
 Result<Json> parse_file(const std::string& path);
 // Parses text; `source` names it in errors (a path, or "<stdin>").
 Result<Json> parse_text(std::string_view text, const std::string& source);

@@ -494,7 +494,7 @@ Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source
 }
 
 Result<Graph> read_onnx_model(const std::string& path) {
-  DEVPLACE_ASSIGN_OR_RETURN(std::string bytes, read_text_file(path));
+  DEVPLACE_ASSIGN_OR_RETURN(std::string bytes, read_binary_file(path, kMaxTextFileBytes));  // protobuf reads at most 2 GiB
   return parse_onnx_model(bytes, path);
 }
 

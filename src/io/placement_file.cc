@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "common/file_io.h"
+#include "common/format.h"
 #include "common/json_reader.h"
 
 namespace devplace {
@@ -31,12 +32,12 @@ class Assigner {
   // `where` is "path:LINE" or "path: placement.OP".
   Status assign(const std::string& op_name, const std::string& device_name, const std::string& where) {
     auto it = op_ids_.find(op_name);
-    if (it == op_ids_.end()) return invalid_input(where + ": unknown op '" + op_name + "' (graph '" + problem_.graph().name() + "')");
+    if (it == op_ids_.end()) return invalid_input(where + ": unknown op '" + quoted_value(op_name) + "' (graph '" + problem_.graph().name() + "')");
     std::optional<DeviceId> d = problem_.cluster().find_device(device_name);
     if (!d) {
       std::string known;
       for (const Device& dev : problem_.cluster().devices()) known += (known.empty() ? "" : ", ") + dev.name;
-      return invalid_input(where + ": op '" + op_name + "': unknown device '" + device_name + "' (cluster '" +
+      return invalid_input(where + ": op '" + quoted_value(op_name) + "': unknown device '" + quoted_value(device_name) + "' (cluster '" +
                            problem_.cluster().name() + "' has " + known + ")");
     }
     const GroupId g = problem_.graph().group_of(it->second);
@@ -73,50 +74,83 @@ class Assigner {
   std::vector<std::string> group_source_;
 };
 
-// Splits one CSV line into fields; double quotes may enclose a field ("" is a quote).
-Result<std::vector<std::string>> split_csv(const std::string& line, const std::string& where) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
+// One CSV record: its fields and the line it starts on.
+struct CsvRecord {
+  std::vector<std::string> fields;
+  int line = 0;
+  bool comment = false;  // starts with '#' outside quotes
+  bool blank = false;
+};
+
+// Reads the record that starts at text[pos] and moves pos past it. Double
+// quotes enclose a field, which may then hold commas, newlines, a leading
+// '#' and outer spaces ("" is a quote); unquoted fields lose their outer
+// spaces and tabs.
+Result<CsvRecord> next_csv_record(const std::string& text, size_t& pos, int& line, const std::string& path) {
+  CsvRecord r;
+  r.line = line;
+  const size_t first = text.find_first_not_of(" \t", pos);
+  r.comment = first != std::string::npos && text[first] == '#';
+  std::string field;
+  bool quoted = false, was_quoted = false;
+  auto finish_field = [&] {
+    if (!was_quoted) {
+      const size_t b = field.find_first_not_of(" \t");
+      const size_t e = field.find_last_not_of(" \t");
+      field = b == std::string::npos ? "" : field.substr(b, e - b + 1);
+    }
+    r.fields.push_back(std::move(field));
+    field.clear();
+    was_quoted = false;
+  };
+  for (; pos < text.size(); ++pos) {
+    const char c = text[pos];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
+      if (c == '"' && pos + 1 < text.size() && text[pos + 1] == '"') {
+        field += '"';
+        ++pos;
       } else if (c == '"') {
         quoted = false;
       } else {
-        fields.back() += c;
+        if (c == '\n') ++line;
+        field += c;
       }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.emplace_back();
+    } else if (c == '"' && !r.comment) {
+      // Text before the opening quote can only be spaces.
+      if (field.find_first_not_of(" \t") != std::string::npos)
+        return invalid_input(path + ":" + std::to_string(line) + ": a quote inside an unquoted field");
+      field.clear();
+      quoted = was_quoted = true;
+    } else if (c == ',' && !r.comment) {
+      finish_field();
+    } else if (c == '\n') {
+      ++pos;
+      ++line;
+      break;
     } else if (c != '\r') {
-      fields.back() += c;
+      field += c;
     }
   }
-  if (quoted) return invalid_input(where + ": unterminated quoted field");
-  for (std::string& f : fields) {
-    const size_t b = f.find_first_not_of(" \t");
-    const size_t e = f.find_last_not_of(" \t");
-    f = b == std::string::npos ? "" : f.substr(b, e - b + 1);
-  }
-  return fields;
+  if (quoted) return invalid_input(path + ":" + std::to_string(r.line) + ": unterminated quoted field");
+  finish_field();
+  r.blank = r.fields.size() == 1 && r.fields[0].empty() && !was_quoted;
+  return r;
 }
 
 Result<Placement> read_csv(const std::string& path, const std::string& text, const Problem& problem) {
   Assigner a(problem, path);
-  std::istringstream in(text);
-  std::string line;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    const std::string where = path + ":" + std::to_string(line_no);
-    if (line.find_first_not_of(" \t\r") == std::string::npos || line[line.find_first_not_of(" \t")] == '#') continue;
-    DEVPLACE_ASSIGN_OR_RETURN(std::vector<std::string> f, split_csv(line, where));
+  size_t pos = 0;
+  int line = 1;
+  bool first_record = true;
+  while (pos < text.size()) {
+    DEVPLACE_ASSIGN_OR_RETURN(const CsvRecord r, next_csv_record(text, pos, line, path));
+    if (r.blank || r.comment) continue;
+    const std::string where = path + ":" + std::to_string(r.line);
+    const std::vector<std::string>& f = r.fields;
     if (f.size() != 2) return invalid_input(where + ": expected 2 fields \"op,device\", got " + std::to_string(f.size()));
-    if (line_no == 1 && f[0] == "op" && f[1] == "device") continue;
+    const bool header = first_record && f[0] == "op" && f[1] == "device";
+    first_record = false;
+    if (header) continue;
     DEVPLACE_RETURN_IF_ERROR(a.assign(f[0], f[1], where));
   }
   return a.finish();
@@ -137,15 +171,19 @@ Result<Placement> read_json(const std::string& path, const std::string& text, co
   }
   Assigner a(problem, path);
   for (auto it = map->begin(); it != map->end(); ++it) {
-    const std::string where = path + ": " + prefix + it.key();
+    const std::string where = path + ": " + prefix + quoted_value(it.key());
     if (!it.value().is_string()) return invalid_input(where + ": expected a device name, got " + json::brief(it.value()));
     DEVPLACE_RETURN_IF_ERROR(a.assign(it.key(), it.value().get<std::string>(), where));
   }
   return a.finish();
 }
 
+// Quoted when the reader would otherwise change it: a comma, quote or line
+// break inside, outer spaces, or a leading '#'.
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  const bool plain = s.find_first_of(",\"\n\r") == std::string::npos && !s.empty() && s[0] != '#' && s[0] != ' ' &&
+                     s[0] != '\t' && s.back() != ' ' && s.back() != '\t';
+  if (plain) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
@@ -154,7 +192,9 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 Result<Placement> read_placement_file(const std::string& path, const Problem& problem) {
-  DEVPLACE_ASSIGN_OR_RETURN(const std::string text, read_text_file(path));
+  DEVPLACE_ASSIGN_OR_RETURN(std::string text, read_text_file(path));
+  // Spreadsheets start their CSV with a UTF-8 byte-order mark.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
   const size_t first = text.find_first_not_of(" \t\r\n");
   const bool looks_json = first != std::string::npos && (text[first] == '{' || text[first] == '[');
   if (ends_with(path, ".csv") || (!ends_with(path, ".json") && !looks_json)) return read_csv(path, text, problem);

@@ -34,6 +34,7 @@ struct MethodOptionSpec {
   std::string name;   // without the leading "--"
   std::string value;  // placeholder shown in help ("FILE"); empty for a flag
   std::string help;
+  bool output = false;  // a file the method writes: checked before any work
 };
 
 // Method options as given, by name without "--"; a flag's value is "".

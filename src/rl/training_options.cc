@@ -57,8 +57,8 @@ Status weight_option(const MethodOptions& options, const std::string& name, doub
 const std::vector<MethodOptionSpec>& training_option_specs() {
   static const std::vector<MethodOptionSpec> specs = {
       {"iterations", "N", "policy updates of a learned method (rl; default: from --evaluations, else its own)"},
-      {"training-log", "FILE", "write a learned method's training log (CSV, one row per update)"},
-      {"checkpoint", "FILE", "save a learned method's policy to FILE (every --checkpoint-every updates, and at the end)"},
+      {"training-log", "FILE", "write a learned method's training log (CSV, one row per update)", true},
+      {"checkpoint", "FILE", "save a learned method's policy to FILE (every --checkpoint-every updates, and at the end)", true},
       {"checkpoint-every", "N", "updates between checkpoints (default 10)"},
       {"resume", "FILE", "continue a learned method's training from a checkpoint"},
       {"threads", "N", "threads that evaluate a learned method's samples (default 1)"},

@@ -194,6 +194,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{sim(data("fork.json"), data("bad_disconnected_cluster.json"), "cpu"),
                 data("bad_disconnected_cluster.json") + ": links: no route from device '/cpu:0' to device '/gpu:0'"},
         BadCase{sim(data("no_such_file.json"), "k80x1", "cpu"), data("no_such_file.json") + ": cannot read file"},
+        // Hostile files: nesting that would overflow the stack, an endless
+        // device, and what follows from them, for each reader.
+        BadCase{sim(data("bad_deep.json"), "k80x1", "cpu"), data("bad_deep.json") + ":1:268: JSON nested deeper than 256 levels"},
+        BadCase{sim(data("fork.json"), data("bad_deep.json"), "cpu"), data("bad_deep.json") + ":1:268: JSON nested deeper than 256 levels"},
+        BadCase{sim(data("fork.json"), "k80x1", data("bad_deep.json")), data("bad_deep.json") + ":1:268: JSON nested deeper than 256 levels"},
+        BadCase{sim(data("fork.json"), "/dev/zero", "cpu"), "/dev/zero: not a text file (a NUL byte at offset 0)"},
+        BadCase{sim(data("fork.json"), "k80x1", "/dev/zero"), "/dev/zero: not a text file (a NUL byte at offset 0)"},
+        // Arguments: nothing dropped silently.
+        BadCase{sim(data("fork.json"), "k80x1", "expert m-etf"), "unexpected argument 'm-etf' (options start with --; see --help)"},
+        BadCase{sim(data("fork.json"), "k80x1", "expert --placement m-etf"), "option '--placement' given twice"},
+        // Outputs are checked before the work.
+        BadCase{place("rl --out /no/such/folder/p.json"), "--out: /no/such/folder/p.json: the folder /no/such/folder does not exist"},
+        BadCase{place("rl --checkpoint /no/such/rl.ckpt"), "--checkpoint: /no/such/rl.ckpt: the folder /no/such does not exist"},
+        BadCase{place("local-search --report /no/r.html"), "--report: /no/r.html: the folder /no does not exist"},
+        BadCase{sim(data("fork.json"), "k80x1", "cpu --trace " + data("")), "--trace: " + data("") + ": is a folder, not a file"},
+        BadCase{"convert --graph zoo:rnnlm --out /no/g.json", "--out: /no/g.json: the folder /no does not exist"},
         BadCase{sim(data("fork.json"), "k80x1", "hef"),
                 "--placement 'hef': no such file, and no such method (known: cpu, single-gpu, scotch, mincut, expert, round-robin, random, metis, heft, m-topo, m-etf, m-sct, local-search, random-search, exhaustive, rl, hierarchical)"},
         BadCase{sim("zoo:nope", "k80x1", "cpu"), "unknown zoo model 'nope' (known: rnnlm, nmt, inception_v3, resnet50, transformer, layered)"},

@@ -10,6 +10,7 @@
 #include "../test_clusters.h"
 #include "common/file_io.h"
 #include "cost/cost_model.h"
+#include "graph/builder.h"
 #include "zoo/zoo.h"
 
 namespace devplace {
@@ -51,6 +52,41 @@ TEST(PlacementFile, JsonAndCsvRoundTrip) {
     ASSERT_TRUE(back.ok()) << back.error().message();
     EXPECT_EQ(back.value(), p) << name;
   }
+}
+
+TEST(PlacementFile, CsvRoundTripsAnyOpName) {
+  // Names the CSV reader used to change: a line break, outer spaces, a
+  // leading '#', a comma and a quote, an empty-looking name.
+  const std::vector<std::string> names = {"a\nb", " spaced ", "#hash", "c,d", "q\"uote", "\t", "plain"};
+  GraphBuilder b("odd names");
+  TensorId prev = kNoId;
+  for (const std::string& name : names) {
+    const OpId op = b.add_op(name, "MatMul");
+    b.mutable_op(op).flops = 1e9;
+    if (prev != kNoId) b.add_input(op, prev);
+    prev = b.add_output(op, name + ":0", {}, DType::kFloat32, 1000);
+  }
+  Graph g = std::move(b).build().value();
+  Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  Problem problem = Problem::create(g, c, *cost).value();
+  Placement p;
+  for (OpId id = 0; id < g.num_ops(); ++id) p.device_of_op.push_back(static_cast<DeviceId>(id % 3));
+  const std::string path = testing::temp_file("odd.csv").string();
+  ASSERT_TRUE(write_placement_file(path, problem, p).ok());
+  Result<Placement> back = read_placement_file(path, problem);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back.value(), p);
+}
+
+TEST(PlacementFile, CsvWithAByteOrderMarkReads) {
+  // As spreadsheets save CSV: a UTF-8 byte-order mark, CRLF line ends.
+  Fixture f;
+  const std::string path = f.write("bom.csv", "\xEF\xBB\xBFop,device\r\ninput,/cpu:0\r\nl0/n0,/gpu:1\r\n");
+  Result<Placement> p = read_placement_file(path, f.problem);
+  ASSERT_FALSE(p.ok());  // not every op is placed: the error is about that, not the mark
+  EXPECT_EQ(p.error().message().find("\xEF"), std::string::npos) << p.error().message();
+  EXPECT_EQ(p.error().message().find("op,device"), std::string::npos) << p.error().message();
 }
 
 TEST(PlacementFile, ConflictsInAGroupNameBothPlaces) {
