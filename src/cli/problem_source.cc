@@ -14,8 +14,10 @@ Result<LoadedProblem> load_problem(const std::string& graph_spec, const std::str
   auto g = std::make_unique<Graph>(std::move(graph));
   auto c = std::make_unique<Cluster>(std::move(cluster));
   std::unique_ptr<CostModel> cost = make_default_cost_model();
-  DEVPLACE_ASSIGN_OR_RETURN(Problem problem, Problem::create(*g, *c, *cost));
-  return LoadedProblem{std::move(g), std::move(c), std::move(problem)};
+  // The graph and the cluster disagree: name both files, as given.
+  Result<Problem> problem = Problem::create(*g, *c, *cost);
+  if (!problem.ok()) return problem.error().with_prefix(graph_spec + " on " + cluster_spec);
+  return LoadedProblem{std::move(g), std::move(c), std::move(problem).value()};
 }
 
 }  // namespace devplace::cli

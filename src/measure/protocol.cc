@@ -76,8 +76,8 @@ Result<MeasureAnswer> parse_result(const std::string& line, int64_t id, int num_
     a.kind = MeasureAnswer::Kind::kOk;
     if (!j.contains("step_time_s") || !j["step_time_s"].is_number()) return invalid_input("status ok without a number \"step_time_s\"");
     a.step_time_s = j["step_time_s"].get<double>();
-    if (!std::isfinite(a.step_time_s) || a.step_time_s <= 0)
-      return invalid_input("step_time_s must be positive and finite, got " + json::brief(j["step_time_s"]));
+    if (!std::isfinite(a.step_time_s) || a.step_time_s <= 0 || a.step_time_s > kMaxStepTimeS)
+      return invalid_input("step_time_s must be positive and at most a week (604800 s), got " + json::brief(j["step_time_s"]));
   } else if (status == "oom") {
     a.kind = MeasureAnswer::Kind::kOom;
     a.message = message_of(j);
@@ -93,7 +93,8 @@ Result<MeasureAnswer> parse_result(const std::string& line, int64_t id, int num_
     if (!peak.is_array() || static_cast<int>(peak.size()) != num_devices)
       return invalid_input("peak_memory_bytes must be an array of " + std::to_string(num_devices) + " numbers");
     for (const Json& v : peak) {
-      if (!v.is_number() || v.get<double>() < 0) return invalid_input("peak_memory_bytes: expected non-negative numbers, got " + json::brief(v));
+      if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= kMaxPeakBytes))
+        return invalid_input("peak_memory_bytes: expected numbers in [0, 2^60], got " + json::brief(v));
       a.peak_memory_bytes.push_back(static_cast<int64_t>(v.get<double>()));
     }
   }

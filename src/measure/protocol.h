@@ -15,6 +15,11 @@
 namespace devplace::measure_protocol {
 
 inline constexpr int kVersion = 1;
+// The longest step time and the largest peak memory a measurer may report:
+// a week, and 2^60 bytes. Beyond them (1e308) the answer is garbage, and
+// it would poison the search's sums and the policy's rewards.
+inline constexpr double kMaxStepTimeS = 7 * 24 * 3600.0;
+inline constexpr double kMaxPeakBytes = 1152921504606846976.0;  // 2^60
 
 // {"type": "hello", ...}: the graph (source, op names in op order) and the devices.
 std::string hello(const Problem& problem, const std::string& graph_source, int warmup, int repeats);

@@ -105,7 +105,8 @@ Result<Placement> local_search_from(const PlaceContext& ctx, ScoredDevices start
 
   // Annealing over the first half of the budget.
   ScoredDevices current = best;
-  const double start_temperature = 0.05 * best.cost;
+  // 5% of the start's step time (of its time and overflow when it does not fit).
+  const double start_temperature = 0.05 * (is_feasible_cost(best.cost) ? best.cost : best.cost - kInfeasibleCostS);
   while (clock.progress() < 0.5 && proposals < max_proposals / 2) {
     std::vector<DeviceId> next = current.devices;
     random_move(next);

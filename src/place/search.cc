@@ -11,13 +11,13 @@ namespace devplace {
 double search_cost_s(const Problem& problem, const Evaluation& evaluation) {
   // A measurement that failed ranks with the OOM placements (its step time
   // is already the failure penalty).
-  if (evaluation.failed) return evaluation.step_time_s + 100.0;
+  if (evaluation.failed) return kInfeasibleCostS + evaluation.step_time_s;
   if (!evaluation.oom) return evaluation.step_time_s;
   double over_bytes = 0;
   for (DeviceId d = 0; d < problem.num_devices() && d < static_cast<DeviceId>(evaluation.peak_memory_bytes.size()); ++d) {
     over_bytes += static_cast<double>(std::max<int64_t>(0, evaluation.peak_memory_bytes[d] - problem.cluster().device(d).memory_bytes));
   }
-  return evaluation.step_time_s + 100.0 + over_bytes * 1e-9;
+  return kInfeasibleCostS + evaluation.step_time_s + over_bytes * 1e-9;
 }
 
 Result<ScoredDevices> best_fast_placement(const PlaceContext& ctx) {

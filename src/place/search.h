@@ -11,12 +11,21 @@
 
 namespace devplace {
 
-// Seconds to minimise: the step time, plus, for a placement that runs out of
-// memory, a penalty of 100 s (TensorFlow's reward code in the paper uses the
-// same constant) and one second per GB over capacity, so that among OOM
-// placements the one that overflows less ranks higher. Any placement that
-// fits ranks above every one that does not.
+// Where the cost of a placement that does not fit (or could not be
+// measured) starts: above any real step time (31 years), so that the
+// ranking is lexicographic: whether it fits, then its time.
+inline constexpr double kInfeasibleCostS = 1e9;
+
+// Seconds to minimise: the step time; for a placement that runs out of
+// memory, kInfeasibleCostS plus the step time plus one second per GB over
+// capacity (among OOM placements the one that overflows less ranks
+// higher); for one the measurer could not measure, kInfeasibleCostS plus
+// its failure time. Any placement that fits ranks above every one that
+// does not, however slow.
 double search_cost_s(const Problem& problem, const Evaluation& evaluation);
+
+// Whether a cost is that of a placement that fits and was measured.
+inline bool is_feasible_cost(double cost_s) { return cost_s < kInfeasibleCostS; }
 
 // The best placement, by search_cost_s, among those of every registered
 // placer of the paper-baseline and algorithm roles (no search): where

@@ -115,7 +115,17 @@ Status score_samples(const torch::Tensor& devices, const Grouping& units, const 
       state.best = rows[s];
     }
     valid[s] = !e.oom && !e.failed;
-    times[s] = valid[s] ? e.step_time_s : options.failed_step_time_s;
+    times[s] = e.step_time_s;
+  }
+  // A placement that does not fit is rewarded as the penalty time, or
+  // twice the slowest that fits when steps are that slow: never better
+  // than one that fits.
+  double slowest_valid = 0;
+  for (int64_t s = 0; s < n; ++s) {
+    if (valid[s]) slowest_valid = std::max(slowest_valid, times[s]);
+  }
+  for (int64_t s = 0; s < n; ++s) {
+    if (!valid[s]) times[s] = std::max(options.failed_step_time_s, 2 * slowest_valid);
   }
   return Status::ok_status();
 }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "place/search.h"
+
 namespace devplace::rl {
 
 TrainingRun::TrainingRun(PlacementPolicy& policy, torch::optim::Optimizer& optimizer, TrainState& state,
@@ -43,7 +45,7 @@ Status TrainingRun::checkpoint(const std::string& path) {
 Status TrainingRun::record(int64_t evaluations, double mean_valid_s, double entropy, double valid_fraction, double lr,
                            double fraction_done) {
   const TrainState& state = *state_;
-  const double best_s = state.best_cost < 100.0 ? state.best_cost : std::numeric_limits<double>::infinity();
+  const double best_s = is_feasible_cost(state.best_cost) ? state.best_cost : std::numeric_limits<double>::infinity();
   log_.row(state.iteration, wall_s(), evaluations, mean_valid_s, best_s, state.baseline * state.baseline, entropy, valid_fraction, lr);
   if (!bar_) bar_ = std::make_unique<ProgressBar>(bar_label_, training_->progress);
   bar_->update(state.iteration, fraction_done, "best " + format_ms(best_s) + ", mean " + format_ms(mean_valid_s));

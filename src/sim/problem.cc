@@ -3,6 +3,7 @@
 #include "sim/problem.h"
 
 #include "common/check.h"
+#include "common/format.h"
 
 namespace devplace {
 
@@ -11,6 +12,26 @@ Result<Problem> Problem::create(const Graph& graph, const Cluster& cluster, cons
   if (num_devices > kMaxDevices)
     return invalid_input("cluster '" + cluster.name() + "' has " + std::to_string(num_devices) +
                          " devices; devplace places on at most " + std::to_string(kMaxDevices));
+  if (graph.num_ops() > kMaxOps || graph.num_tensors() > kMaxOps)
+    return invalid_input("graph '" + quoted_value(graph.name()) + "' has " + std::to_string(graph.num_ops()) + " ops and " +
+                         std::to_string(graph.num_tensors()) + " tensors; devplace simulates at most " + std::to_string(kMaxOps) +
+                         " of each");
+  {
+    // Checked sums: a byte count near 2^63 must not wrap to a small peak.
+    int64_t total = 0;
+    bool overflow = false;
+    auto add = [&](int64_t bytes, int64_t times) {
+      int64_t product = 0;
+      overflow = overflow || __builtin_mul_overflow(bytes, times, &product) || __builtin_add_overflow(total, product, &total);
+    };
+    for (OpId id = 0; id < graph.num_ops(); ++id) {
+      add(graph.op(id).parameter_bytes, 1);
+      add(graph.op(id).optimizer_state_bytes, 1);
+    }
+    for (TensorId t = 0; t < graph.num_tensors(); ++t) add(graph.tensor(t).bytes, 1 + num_devices);
+    if (overflow || total > kMaxGraphBytes)
+      return invalid_input("graph '" + quoted_value(graph.name()) + "': its parameters, optimizer state and tensors add up to more than 2^60 bytes (1 EiB); a byte count is wrong");
+  }
   Problem p;
   p.graph_ = &graph;
   p.cluster_ = &cluster;

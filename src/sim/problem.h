@@ -22,10 +22,17 @@ namespace devplace {
 // Set of devices as a bit mask (a cluster has at most 64 devices).
 using DeviceMask = uint64_t;
 inline constexpr int kMaxDevices = 64;
+// The most ops (and tensors) a problem may hold: the simulator packs ids in 25 bits.
+inline constexpr int kMaxOps = (1 << 25) - 1;
+// The most bytes a graph may hold in all: its parameters, optimizer state,
+// and every tensor once on each device. Every byte sum of the simulator
+// then fits in 64 bits.
+inline constexpr int64_t kMaxGraphBytes = int64_t{1} << 60;
 
 class Problem {
  public:
-  // Fails on a pin naming no device of the cluster, a cluster with more than
+  // Fails on a graph over kMaxOps ops or tensors or kMaxGraphBytes bytes,
+  // a pin naming no device of the cluster, a cluster with more than
   // 64 devices, or a co-location group that no single device can run
   // (kernels and pins of its ops disagree).
   static Result<Problem> create(const Graph& graph, const Cluster& cluster, const CostModel& cost_model);

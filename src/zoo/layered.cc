@@ -14,6 +14,8 @@ Result<Graph> build_layered(ZooOptions& options) {
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t fanin, options.get_int("fanin", 2, 1, 64));
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t batch, options.get_int("batch", 64, 1, 1 << 20));
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t hidden, options.get_int("hidden", 1024, 1, 1 << 20));
+  // Forward ops; a training step has about three times as many.
+  DEVPLACE_RETURN_IF_ERROR(options.check_product("layers x width", layers, width, 1'000'000));
   if (fanin > width) return invalid_input("zoo:layered: fanin (" + std::to_string(fanin) + ") must not exceed width (" + std::to_string(width) + ")");
 
   GraphBuilder b("layered");

@@ -61,6 +61,8 @@ Result<Graph> build_nmt(ZooOptions& options) {
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t steps, options.get_int("steps", 40, 1, 10'000));
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t batch, options.get_int("batch", 64, 1, 1 << 16));
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t vocab, options.get_int("vocab", 32'000, 2, 1 << 24));
+  // About 30 forward ops per layer and step (encoder and decoder).
+  DEVPLACE_RETURN_IF_ERROR(options.check_product("layers x steps", layers, steps, 25'000));
   const int32_t enc0 = 0;
   const int32_t dec0 = static_cast<int32_t>(layers);
   const int32_t last = static_cast<int32_t>(2 * layers - 1);

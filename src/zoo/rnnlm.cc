@@ -25,6 +25,8 @@ Result<Graph> build_rnnlm(ZooOptions& options) {
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t steps, options.get_int("steps", 40, 1, 10'000));
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t batch, options.get_int("batch", 64, 1, 1 << 16));
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t vocab, options.get_int("vocab", 10'000, 2, 1 << 24));
+  // About a dozen forward ops per layer and step.
+  DEVPLACE_RETURN_IF_ERROR(options.check_product("layers x steps", layers, steps, 50'000));
 
   ModelBuilder m("rnnlm");
   m.set_layer(0);

@@ -64,6 +64,13 @@ Status ZooOptions::check_all_used() const {
   return Status::ok_status();
 }
 
+Status ZooOptions::check_product(const std::string& what, int64_t a, int64_t b, int64_t max) const {
+  int64_t product = 0;
+  if (!__builtin_mul_overflow(a, b, &product) && product <= max) return Status::ok_status();
+  return invalid_input("zoo:" + model_ + ": " + what + " = " + std::to_string(a) + " x " + std::to_string(b) +
+                       " is more than the " + std::to_string(max) + " this model builds (the graph would not fit in memory)");
+}
+
 Result<Graph> build_zoo_model(std::string_view spec) {
   const size_t colon = spec.find(':');
   const std::string name(spec.substr(0, colon));

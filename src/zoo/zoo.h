@@ -30,6 +30,10 @@ class ZooOptions {
   Result<std::string> get_string(const std::string& key, std::string fallback);
   // Fails naming the first option no getter asked for.
   Status check_all_used() const;
+  // Options accepted one by one can still multiply into a graph too large
+  // to build: an error when `a` x `b` (named by `what`, e.g. "layers x
+  // width") exceeds `max`.
+  Status check_product(const std::string& what, int64_t a, int64_t b, int64_t max) const;
 
  private:
   std::string model_;

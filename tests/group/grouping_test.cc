@@ -75,7 +75,9 @@ TEST(Grouping, BackwardOpsFollowTheirForwardOp) {
   const Grouping gr = Grouping::create(f.p);
   EXPECT_LT(gr.num_groups(), f.g.num_groups());
   for (OpId op = 0; op < f.g.num_ops(); ++op) {
-    if (f.g.op(op).forward_op != kNoId) EXPECT_EQ(gr.group_of(op), gr.group_of(f.g.op(op).forward_op)) << f.g.op(op).name;
+    if (f.g.op(op).forward_op != kNoId) {
+      EXPECT_EQ(gr.group_of(op), gr.group_of(f.g.op(op).forward_op)) << f.g.op(op).name;
+    }
   }
   // Groups are numbered in topological order of their first op.
   for (int32_t grp = 1; grp < gr.num_groups(); ++grp) {

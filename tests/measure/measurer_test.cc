@@ -173,6 +173,13 @@ TEST(Measurer, ProtocolRejectsMalformedResults) {
   EXPECT_FALSE(parse_result(R"({"type":"result","id":5,"status":"ok","step_time_s":0.5})", 4, 3).ok());
   EXPECT_FALSE(parse_result(R"({"type":"result","id":4,"status":"ok","step_time_s":-1})", 4, 3).ok());
   EXPECT_FALSE(parse_result(R"({"type":"result","id":4,"status":"ok"})", 4, 3).ok());
+  // Absurd values: a step of 1e308 s, and peak bytes beyond int64.
+  const auto huge = parse_result(R"({"type":"result","id":4,"status":"ok","step_time_s":1e308})", 4, 3);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error().message(), "step_time_s must be positive and at most a week (604800 s), got 1e+308");
+  EXPECT_TRUE(parse_result(R"({"type":"result","id":4,"status":"ok","step_time_s":604800})", 4, 3).ok());
+  EXPECT_FALSE(parse_result(R"({"type":"result","id":4,"status":"ok","step_time_s":0.5,"peak_memory_bytes":[0,1e300,0]})", 4, 3).ok());
+  EXPECT_TRUE(parse_result(R"({"type":"result","id":4,"status":"oom","peak_memory_bytes":[0,13e9,0]})", 4, 3).ok());
   EXPECT_FALSE(parse_result(R"({"type":"result","id":4,"status":"fine","step_time_s":1})", 4, 3).ok());
   EXPECT_FALSE(parse_result(R"({"type":"result","id":4,"status":"ok","step_time_s":1,"peak_memory_bytes":[1]})", 4, 3).ok());
   EXPECT_FALSE(parse_result("Traceback (most recent call last):", 4, 3).ok());

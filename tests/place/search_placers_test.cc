@@ -26,6 +26,29 @@ namespace {
 
 double cost_of(const Problem& p, Simulator& sim, const Placement& pl) { return search_cost_s(p, sim.evaluate(pl).value()); }
 
+TEST(SearchCost, AnyPlacementThatFitsRanksAboveEveryOneThatDoesNot) {
+  // Steps far beyond the paper's 100 s penalty: a slow placement that fits
+  // still beats a fast one that runs out of memory or could not be measured.
+  Graph g = testing::tiny_dag(1, 5);
+  Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  Problem p = Problem::create(g, c, *cost).value();
+  const std::vector<int64_t> fits(static_cast<size_t>(p.num_devices()), 0);
+  std::vector<int64_t> over = fits;
+  over[1] = p.cluster().device(1).memory_bytes + 1'000'000'000;
+  const Evaluation slow{5000.0, false, false, fits};
+  const Evaluation oom{0.5, true, false, over};
+  const Evaluation failed{100.0, false, true, fits};
+  EXPECT_LT(search_cost_s(p, slow), search_cost_s(p, oom));
+  EXPECT_LT(search_cost_s(p, slow), search_cost_s(p, failed));
+  EXPECT_TRUE(is_feasible_cost(search_cost_s(p, slow)));
+  EXPECT_FALSE(is_feasible_cost(search_cost_s(p, oom)));
+  // Among those that do not fit, the one over by less ranks higher.
+  std::vector<int64_t> less = over;
+  less[1] -= 500'000'000;
+  EXPECT_LT(search_cost_s(p, Evaluation{0.5, true, false, less}), search_cost_s(p, oom));
+}
+
 TEST(Exhaustive, IsNoWorseThanAnyOtherPlacerOnTinyGraphs) {
   Cluster c = testing::toy_cluster(700'000'000);
   auto cost = make_default_cost_model();
