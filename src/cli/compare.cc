@@ -10,6 +10,8 @@
 #include <string>
 #include <utility>
 
+#include <optional>
+
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/format.h"
@@ -19,6 +21,7 @@
 #include "cli/placer_options.h"
 #include "cli/problem_source.h"
 #include "cli/report_options.h"
+#include "common/interrupt.h"
 #include "common/json_reader.h"
 
 namespace devplace::cli {
@@ -121,9 +124,27 @@ json::Json results_json(const Comparison& c) {
 
 // The step-time cell of a table: "463.3 ms", "OOM", or "failed".
 std::string step_cell(const MethodResult& r) {
+  if (r.not_run) return "-";
   if (!r.run) return "failed";
-  if (r.run->evaluation.failed) return "unmeasured";
-  return r.run->evaluation.oom ? "OOM" : format_seconds(r.run->evaluation.step_time_s);
+  const std::string mark = r.interrupted ? "*" : "";
+  if (r.run->evaluation.failed) return "unmeasured" + mark;
+  return (r.run->evaluation.oom ? "OOM" : format_seconds(r.run->evaluation.step_time_s)) + mark;
+}
+
+// The footnote for a comparison Ctrl-C cut short; empty when none was.
+std::string interrupted_note(const std::vector<const Comparison*>& comparisons) {
+  bool partial = false, skipped = false;
+  for (const Comparison* c : comparisons) {
+    for (const MethodResult& r : c->results) {
+      partial = partial || r.interrupted;
+      skipped = skipped || r.not_run;
+    }
+  }
+  if (!partial && !skipped && !interrupt_requested()) return "";
+  std::string note = "interrupted (Ctrl-C):";
+  if (partial) note += " * marks a method stopped early, with the best placement it had found;";
+  if (skipped) note += " - marks a method that did not run;";
+  return note + " the results are partial.";
 }
 
 // The paper's baselines among the methods, for the table's footnote.
@@ -173,11 +194,16 @@ void print_comparison(const Problem& problem, const Comparison& c, const std::st
             << pad_left("evaluations", 13) << pad_left("speed-up", 10) << pad_left("vs bound", 10) << "\n";
   for (const MethodResult& r : c.results) {
     std::cout << pad_right(shown_method(r), method_width);
+    if (r.not_run) {
+      std::cout << pad_left("-", 12) << "    not run (Ctrl-C)\n";
+      continue;
+    }
     if (!r.run) {
       std::cout << "failed: " << r.error << "\n";
       continue;
     }
-    std::cout << pad_left(format_seconds(r.run->evaluation.step_time_s), 12) << pad_left(r.run->evaluation.failed ? "ERR" : r.run->evaluation.oom ? "OOM" : "", 4)
+    std::cout << pad_left(format_seconds(r.run->evaluation.step_time_s) + (r.interrupted ? "*" : ""), 12)
+              << pad_left(r.run->evaluation.failed ? "ERR" : r.run->evaluation.oom ? "OOM" : "", 4)
               << pad_left(format_seconds(r.run->search_time_s), 13) << pad_left(std::to_string(r.run->evaluations), 13)
               << pad_left(format_ratio(r.speedup_over_paper_baselines), 10) << pad_left(format_ratio(r.ratio_to_lower_bound), 10)
               << "\n";
@@ -185,6 +211,7 @@ void print_comparison(const Problem& problem, const Comparison& c, const std::st
   std::cout << "\nspeed-up: the fastest paper baseline's step time (of " << paper_baselines_run(c) << ") over the method's.\n"
             << "vs bound: the method's step time over the lower bound. OOM: a device runs out of memory.\n";
   if (!budget.empty()) std::cout << budget << "; evaluations: what each method made.\n";
+  if (const std::string note = interrupted_note({&c}); !note.empty()) std::cout << note << "\n";
   if (std::any_of(c.results.begin(), c.results.end(), [](const MethodResult& r) { return r.run && r.run->evaluation.failed; }))
     std::cout << "ERR: the measurer could not measure the placement; its step time is the failure penalty.\n";
 }
@@ -199,7 +226,10 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
   if (measure) {
     DEVPLACE_ASSIGN_OR_RETURN(measurer, Measurer::start(loaded.problem, *measure));
   }
+  clear_interrupt();
+  std::optional<InterruptScope> scope(std::in_place);  // Ctrl-C stops the methods, then the table is printed
   const Comparison c = compare_methods(loaded.problem, methods, options, measurer.get());
+  scope.reset();
   if (measurer) std::cerr << "devplace: " << measurer->summary() << "\n";
   DEVPLACE_ASSIGN_OR_RETURN(const std::optional<std::string> report_file, report_path(args));
   if (report_file) {
@@ -219,7 +249,8 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
                   {"best_paper_baseline_s", number_or_null(c.best_paper_baseline_s)},
                   {"evaluator", measurer ? "measurer" : "simulator"},
                   {"budget", budget_json(options.budget)},
-                  {"results", results_json(c)}};
+                  {"results", results_json(c)},
+                  {"interrupted", interrupt_requested()}};
   std::cout << j.dump(2) << "\n";
   return Status::ok_status();
 }
@@ -243,11 +274,21 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   std::vector<LoadedProblem> problems;
   problems.reserve(std::size(kPaperSuite));
   report::Report rep{"The paper's Table 1, simulated (Mirhoseini et al. 2017)", {}, {}};
+  // Ctrl-C stops the method running (a learned one saves a checkpoint and
+  // returns its best so far), skips the rest, and prints the rows done.
+  clear_interrupt();
+  std::optional<InterruptScope> scope(std::in_place);
+  std::vector<Comparison> done;
+  done.reserve(std::size(kPaperSuite));
+  size_t rows_run = 0;
   for (const SuiteRow& row : kPaperSuite) {
+    if (interrupt_requested()) break;
+    ++rows_run;
     DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded_row, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
     problems.push_back(std::move(loaded_row));
     const LoadedProblem& loaded = problems.back();
-    const Comparison c = compare_methods(loaded.problem, ordered, options);
+    done.push_back(compare_methods(loaded.problem, ordered, options));
+    const Comparison& c = done.back();
     if (report_file) {
       rep.sections.push_back(comparison_section(std::string(row.model) + " on " + row.cluster + " (" + row.graph + ")",
                                                 loaded.problem, c));
@@ -268,14 +309,16 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
     std::cout << pad_right(row.model, 14) << pad_left(std::to_string(gpus), 6);
     for (size_t i = 0; i < c.results.size(); ++i) {
       std::cout << pad_left(step_cell(c.results[i]), widths[i]);
-      if (!c.results[i].run)
+      if (!c.results[i].run && !c.results[i].not_run)
         failures.push_back(std::string(row.model) + " on " + row.cluster + ", " + c.results[i].method + ": " + c.results[i].error);
     }
     std::cout << pad_left(format_ratio(speedup), 10) << pad_left(format_seconds(c.lower_bound.value_s()), 12) << "\n";
   }
+  scope.reset();
   if (report_file) DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   if (as_json) {
-    std::cout << json::Json{{"suite", "paper"}, {"budget", budget_json(options.budget)}, {"rows", rows}}.dump(2) << "\n";
+    std::cout << json::Json{{"suite", "paper"}, {"budget", budget_json(options.budget)}, {"rows", rows},
+                            {"interrupted", interrupt_requested()}}.dump(2) << "\n";
     return Status::ok_status();
   }
   std::cout << "\nTable 1 of Mirhoseini et al. 2017, simulated: step times are simulated seconds per training step\n"
@@ -285,6 +328,10 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   if (const std::string budget = budget_note(options, ordered); !budget.empty())
     std::cout << budget << "; each cell's evaluations in --json.\n";
   for (const std::string& f : failures) std::cout << "failed: " << f << "\n";
+  std::vector<const Comparison*> all;
+  for (const Comparison& c : done) all.push_back(&c);
+  if (const std::string note = interrupted_note(all); !note.empty())
+    std::cout << note << " Rows run: " << rows_run << " of " << std::size(kPaperSuite) << ".\n";
   return Status::ok_status();
 }
 

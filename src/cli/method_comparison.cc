@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "common/check.h"
+#include "common/interrupt.h"
 #include "sim/simulator.h"
 
 namespace devplace::cli {
@@ -69,6 +70,13 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
     MethodResult r;
     r.method = method;
     r.role = info->role;
+    // After Ctrl-C the methods left do not run.
+    if (interrupt_requested()) {
+      r.not_run = true;
+      r.error = "not run: interrupted (Ctrl-C)";
+      c.results.push_back(std::move(r));
+      continue;
+    }
     Simulator sim(problem);
     try {
       Result<PlacerRun> run = run_placer(method, problem, evaluator ? *evaluator : sim, options);
@@ -82,6 +90,7 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
       // method failed, the comparison goes on.
       r.error = std::string("internal error: ") + e.what();
     }
+    r.interrupted = interrupt_requested();
     if (ran_in_memory(r) && r.role == PlacerRole::kPaperBaseline)
       c.best_paper_baseline_s = std::min(c.best_paper_baseline_s, r.run->evaluation.step_time_s);
     c.results.push_back(std::move(r));
@@ -108,8 +117,10 @@ json::Json method_result_json(const MethodResult& r) {
   if (!r.run) {
     j.update({{"step_time_s", nullptr}, {"oom", nullptr}, {"search_time_s", nullptr}, {"evaluations", nullptr},
               {"ratio_to_lower_bound", nullptr}, {"speedup_over_paper_baselines", nullptr}, {"error", r.error}});
+    if (r.not_run) j["not_run"] = true;
     return j;
   }
+  if (r.interrupted) j["interrupted"] = true;
   j.update({{"step_time_s", r.run->evaluation.step_time_s},
             {"oom", r.run->evaluation.oom},
             {"search_time_s", r.run->search_time_s},

@@ -35,6 +35,10 @@ struct MethodResult {
   PlacerRole role = PlacerRole::kSimple;
   std::optional<PlacerRun> run;  // empty when the method failed on this problem
   std::string error;             // then its one-line message
+  // Ctrl-C: the method stopped early and returned the best placement it
+  // had found (partial); or it never ran (not_run, with no placement).
+  bool interrupted = false;
+  bool not_run = false;
   // step time / lower bound; NaN when the method failed or the bound is 0.
   double ratio_to_lower_bound = 0;
   // best paper baseline's step time / this step time; NaN when the method

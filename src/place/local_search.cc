@@ -107,7 +107,7 @@ Result<Placement> local_search_from(const PlaceContext& ctx, ScoredDevices start
   ScoredDevices current = best;
   // 5% of the start's step time (of its time and overflow when it does not fit).
   const double start_temperature = 0.05 * (is_feasible_cost(best.cost) ? best.cost : best.cost - kInfeasibleCostS);
-  while (clock.progress() < 0.5 && proposals < max_proposals / 2) {
+  while (clock.progress() < 0.5 && proposals < max_proposals / 2 && !done()) {
     std::vector<DeviceId> next = current.devices;
     random_move(next);
     DEVPLACE_ASSIGN_OR_RETURN(const double cost, score(next));

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/check.h"
+#include "common/interrupt.h"
 
 namespace devplace {
 
@@ -54,7 +55,9 @@ double SearchClock::elapsed_s() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
-bool SearchClock::exhausted() const { return progress() >= 1.0; }
+// Ctrl-C (inside an InterruptScope) ends the search too: the placer
+// returns the best it has found.
+bool SearchClock::exhausted() const { return progress() >= 1.0 || interrupt_requested(); }
 
 double SearchClock::progress() const {
   double p = 0;

@@ -291,7 +291,7 @@ Status warm_start(PlacementPolicy& policy, torch::optim::Optimizer& optimizer, c
   // learning rate, enough to undo the imitation).
   set_learning_rate(optimizer, options.warm_start_learning_rate);
   const int nu = units.num_groups();
-  for (int64_t step = 0; step < options.warm_start_steps; ++step) {
+  for (int64_t step = 0; step < options.warm_start_steps && !interrupt_requested(); ++step) {
     const torch::Tensor lp = policy.log_prob_of(forced);
     if (!lp.defined()) break;
     const torch::Tensor loss = -lp.mean() / static_cast<double>(nu);
@@ -354,9 +354,11 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
   TrainingRun run(policy, optimizer, state, Fingerprint{units.num_groups(), ctx.problem.num_devices(), options.samples_per_update, name_hash(method)},
                   training, method, source.label());
   DEVPLACE_RETURN_IF_ERROR(run.open());
+  // Ctrl-C from here on (the warm start's search and imitation too) saves
+  // a checkpoint and returns the best placement so far.
+  InterruptScope interrupt_scope;
   DEVPLACE_RETURN_IF_ERROR(warm_start(policy, optimizer, units, ctx, options, seed_base, state));
 
-  InterruptScope interrupt_scope;
   bool interrupted = false;
   Status failed;
   while (state.iteration < iterations && source.can_update(left())) {

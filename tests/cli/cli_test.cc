@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -506,6 +507,26 @@ TEST(Cli, CompareSuitePaperHasTheSixRowsOfTable1) {
   }
   EXPECT_EQ(models, (std::set<std::string>{"RNNLM", "NMT", "Inception-V3"}));
   EXPECT_EQ(j["budget"]["evaluations"].get<int64_t>(), devplace::cli::kDefaultCompareEvaluations);
+}
+
+TEST(Cli, CtrlCStopsTheWholeSuiteAndMarksWhatIsPartial) {
+  // SIGINT after 4 s, in local-search's first row (200,000 evaluations
+  // take minutes): the suite stops, prints the row, marks the cell, exits 130.
+  const std::filesystem::path out = temp_file("suite_interrupted.out");
+  const std::string cmd = std::string("timeout --preserve-status -s INT 4 '") + DEVPLACE_BINARY +
+                          "' compare --suite paper --methods cpu,local-search --evaluations 200000 >'" + out.string() + "' 2>/dev/null";
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(cmd.c_str());
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(wall_s, 30.0);  // not the minutes of the six rows
+  const std::string text = slurp(out);
+  EXPECT_NE(text.find("RNNLM"), std::string::npos) << text;
+  EXPECT_EQ(text.find("NMT"), std::string::npos) << text;
+  EXPECT_NE(text.find(" ms*"), std::string::npos) << text;
+  EXPECT_NE(text.find("interrupted (Ctrl-C): * marks a method stopped early"), std::string::npos) << text;
+  EXPECT_NE(text.find("Rows run: 1 of 6."), std::string::npos) << text;
 }
 
 TEST(Cli, CompareSuitePaperStatesTheSearchBudget) {
