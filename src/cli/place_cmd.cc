@@ -206,6 +206,7 @@ Status run_place(const ArgList& argv) {
     return run_placer(method, problem, evaluator, options);
   };
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun run, run_interruptible());
+  const bool interrupted = interrupt_requested();
   // In a distributed run (--distributed under mpirun) rank 0 alone reports.
   if (mpi_rank() != 0) return Status::ok_status();
   Simulator baseline_sim(problem);
@@ -224,6 +225,7 @@ Status run_place(const ArgList& argv) {
   if (args.flag("json")) {
     json::Json j = report_json(report);
     if (out) j["placement_file"] = *out;
+    j["interrupted"] = interrupted;
     std::cout << j.dump(2) << "\n";
   } else {
     print_report(report);
