@@ -2,9 +2,14 @@
 // JSON parsing with located errors, and checked field accessors.
 #include "common/json_reader.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include "common/file_io.h"
+#include "common/format.h"
 
 namespace devplace::json {
 
@@ -61,36 +66,69 @@ Result<int64_t> int_at(const Json& v, const std::string& where, std::string_view
   return invalid_input(join(where, key) + ": " + expected + ", got " + brief(v));
 }
 
-// The byte offset where `text` first nests deeper than `max_depth` arrays
-// and objects, or npos. A linear scan that skips strings: the parser and
-// the library's recursive dump() then never see a deeper document.
-size_t too_deep_at(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false;
+// What the structural scan found wrong, before the parser runs.
+struct ScanProblem {
+  size_t at = std::string_view::npos;  // byte offset; npos: none
+  std::string what;
+};
+
+// One linear pass that skips strings and finds, before the parser sees
+// them, nesting deeper than `max_depth` arrays and objects (the library's
+// dump() and destructor recurse) and a key repeated in one object (the
+// library would keep the last silently). Keys are compared as written.
+ScanProblem scan_structure(std::string_view text, int max_depth) {
+  struct Level {
+    bool object = false;
+    std::vector<std::string_view> keys;        // while few
+    std::unordered_set<std::string_view> many;  // past kFew
+  };
+  constexpr size_t kFew = 16;
+  // levels[0, depth) are open; those above are kept for reuse, so that a
+  // large file costs no allocation per object.
+  std::vector<Level> levels;
+  size_t depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return i;
-    } else if (c == ']' || c == '}') {
+    if (c == '"') {
+      const size_t start = i + 1;
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+      if (depth == 0 || !levels[depth - 1].object) continue;
+      size_t j = i + 1;
+      while (j < text.size() && (text[j] == ' ' || text[j] == '\n' || text[j] == '\r' || text[j] == '\t')) ++j;
+      if (j >= text.size() || text[j] != ':') continue;
+      const std::string_view key = text.substr(start, std::min(i, text.size()) - start);
+      Level& level = levels[depth - 1];
+      bool seen = false;
+      if (level.many.empty()) {
+        seen = std::find(level.keys.begin(), level.keys.end(), key) != level.keys.end();
+        level.keys.push_back(key);
+        if (level.keys.size() > kFew) level.many.insert(level.keys.begin(), level.keys.end());
+      } else {
+        seen = !level.many.insert(key).second;
+      }
+      if (seen) return {start - 1, "duplicate key \"" + quoted_value(key, 60) + "\" in one object"};
+    } else if (c == '[' || c == '{') {
+      if (static_cast<int>(depth) >= max_depth) return {i, "JSON nested deeper than " + std::to_string(max_depth) + " levels"};
+      if (depth == levels.size()) levels.emplace_back();
+      Level& level = levels[depth++];
+      level.object = c == '{';
+      level.keys.clear();
+      if (!level.many.empty()) level.many.clear();
+    } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }
   }
-  return std::string_view::npos;
+  return {};
 }
 
 }  // namespace
 
 Result<Json> parse_text(std::string_view text, const std::string& source) {
-  if (const size_t at = too_deep_at(text, kMaxDepth); at != std::string_view::npos) {
-    auto [line, col] = line_col(text, at);
-    return invalid_input(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": JSON nested deeper than " +
-                         std::to_string(kMaxDepth) + " levels");
+  if (const ScanProblem problem = scan_structure(text, kMaxDepth); problem.at != std::string_view::npos) {
+    auto [line, col] = line_col(text, problem.at);
+    return invalid_input(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + problem.what);
   }
   try {
     return Json::parse(text.begin(), text.end());

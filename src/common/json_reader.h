@@ -24,8 +24,9 @@ using Json = nlohmann::json;
 inline constexpr int kMaxDepth = 256;
 
 // Reads and parses a whole file (bounded as file_io.h reads text). Errors: "PATH: cannot read file" (kNotFound),
-// "PATH:LINE:COL: malformed JSON: DETAIL" and "PATH:LINE:COL: JSON nested
-// deeper than 256 levels" (kInvalidInput).
+// "PATH:LINE:COL: malformed JSON: DETAIL", "PATH:LINE:COL: JSON nested
+// deeper than 256 levels" and "PATH:LINE:COL: duplicate key "name" in one
+// object" (kInvalidInput).
 Result<Json> parse_file(const std::string& path);
 // Parses text; `source` names it in errors (a path, or "<stdin>").
 Result<Json> parse_text(std::string_view text, const std::string& source);

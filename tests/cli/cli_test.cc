@@ -207,6 +207,7 @@ INSTANTIATE_TEST_SUITE_P(
                 data("bad_huge_state.json") + " on k80x1: graph 'fork with huge state': its parameters, optimizer state and tensors add up to more than 2^60 bytes (1 EiB); a byte count is wrong"},
         BadCase{sim("zoo:layered:layers=1000000,width=100000", "k80x1", "cpu"),
                 "zoo:layered: layers x width = 1000000 x 100000 is more than the 1000000 this model builds (the graph would not fit in memory)"},
+        BadCase{sim(data("bad_duplicate_key.json"), "k80x1", "cpu"), data("bad_duplicate_key.json") + ":8:52: duplicate key \"inputs\" in one object"},
         // Arguments: nothing dropped silently.
         BadCase{sim(data("fork.json"), "k80x1", "expert m-etf"), "unexpected argument 'm-etf' (options start with --; see --help)"},
         BadCase{sim(data("fork.json"), "k80x1", "expert --placement m-etf"), "option '--placement' given twice"},
