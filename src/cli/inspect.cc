@@ -18,8 +18,9 @@ namespace {
 const CommandSpec kSpec = {
     "devplace inspect --graph SRC [--training] [--json]",
     "Prints a graph's size: ops, edges, tensors, FLOPs, parameter bytes, co-location groups, ops per\n"
-    "phase and the most common op types. SRC is a graph file (devplace JSON) or zoo:NAME[:k=v,...].",
-    {{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
+    "phase and the most common op types. SRC is a graph file (devplace JSON, an ONNX model .onnx, or a\n"
+    "PipeDream profile graph.txt; docs/formats.md) or zoo:NAME[:k=v,...].",
+    {{"graph", "SRC", "graph file (devplace JSON, .onnx, PipeDream graph.txt) or zoo:NAME[:k=v,...]", true},
      {"training", "", "expand a forward-only graph file into a training step"},
      {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
      {"json", "", "print one JSON object"}},

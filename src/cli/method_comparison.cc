@@ -9,6 +9,7 @@
 
 #include "common/check.h"
 #include "common/interrupt.h"
+#include "common/progress.h"
 #include "sim/simulator.h"
 
 namespace devplace::cli {
@@ -64,7 +65,11 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
   Comparison c;
   c.lower_bound = compute_lower_bound(problem);
   c.best_paper_baseline_s = kInf;
+  // Which method runs, on a terminal only: a comparison takes seconds to minutes.
+  ProgressBar bar("compare", stderr_is_terminal());
   for (const std::string& method : methods) {
+    bar.update(static_cast<int64_t>(c.results.size()), static_cast<double>(c.results.size()) / static_cast<double>(methods.size()),
+               "running " + method);
     const PlacerInfo* info = find_info(method);
     DEVPLACE_CHECK(info != nullptr);  // resolve_methods checked the names
     MethodResult r;
