@@ -125,6 +125,7 @@ json::Json results_json(const Comparison& c) {
 // The step-time cell of a table: "463.3 ms", "OOM", or "failed".
 std::string step_cell(const MethodResult& r) {
   if (r.not_run) return "-";
+  if (r.not_applicable) return "n/a";
   if (!r.run) return "failed";
   const std::string mark = r.interrupted ? "*" : "";
   if (r.run->evaluation.failed) return "unmeasured" + mark;
@@ -199,7 +200,7 @@ void print_comparison(const Problem& problem, const Comparison& c, const std::st
       continue;
     }
     if (!r.run) {
-      std::cout << "failed: " << r.error << "\n";
+      std::cout << (r.not_applicable ? "n/a: " : "failed: ") << r.error << "\n";
       continue;
     }
     std::cout << pad_left(format_seconds(r.run->evaluation.step_time_s) + (r.interrupted ? "*" : ""), 12)
@@ -309,7 +310,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
     std::cout << pad_right(row.model, 14) << pad_left(std::to_string(gpus), 6);
     for (size_t i = 0; i < c.results.size(); ++i) {
       std::cout << pad_left(step_cell(c.results[i]), widths[i]);
-      if (!c.results[i].run && !c.results[i].not_run)
+      if (!c.results[i].run && !c.results[i].not_run && !c.results[i].not_applicable)
         failures.push_back(std::string(row.model) + " on " + row.cluster + ", " + c.results[i].method + ": " + c.results[i].error);
     }
     std::cout << pad_left(format_ratio(speedup), 10) << pad_left(format_seconds(c.lower_bound.value_s()), 12) << "\n";

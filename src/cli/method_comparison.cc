@@ -89,6 +89,7 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
         r.run = std::move(run).value();
       } else {
         r.error = run.error().message();
+        r.not_applicable = run.error().code() == ErrorCode::kNotApplicable;
       }
     } catch (const std::exception& e) {
       // A learned method's LibTorch reports errors by exception: the
@@ -123,6 +124,7 @@ json::Json method_result_json(const MethodResult& r) {
     j.update({{"step_time_s", nullptr}, {"oom", nullptr}, {"search_time_s", nullptr}, {"evaluations", nullptr},
               {"ratio_to_lower_bound", nullptr}, {"speedup_over_paper_baselines", nullptr}, {"error", r.error}});
     if (r.not_run) j["not_run"] = true;
+    if (r.not_applicable) j["not_applicable"] = true;
     return j;
   }
   if (r.interrupted) j["interrupted"] = true;

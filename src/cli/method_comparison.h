@@ -39,6 +39,7 @@ struct MethodResult {
   // had found (partial); or it never ran (not_run, with no placement).
   bool interrupted = false;
   bool not_run = false;
+  bool not_applicable = false;  // the method is not defined for this graph (error says why)
   // step time / lower bound; NaN when the method failed or the bound is 0.
   double ratio_to_lower_bound = 0;
   // best paper baseline's step time / this step time; NaN when the method

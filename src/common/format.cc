@@ -15,8 +15,11 @@ std::string printf_string(const char* fmt, double v, const char* unit) {
 }
 }  // namespace
 
+// Beyond the largest unit, three significant digits ("1.23e+20 s"): a
+// table cell stays a dozen characters whatever the value.
 std::string format_seconds(double s) {
   if (!std::isfinite(s)) return "inf";
+  if (s >= 1e5) return printf_string("%.3g %s", s, "s");
   if (s >= 1) return printf_string("%.3f %s", s, "s");
   if (s >= 1e-3) return printf_string("%.3f %s", s * 1e3, "ms");
   return printf_string("%.1f %s", s * 1e6, "us");
@@ -24,6 +27,9 @@ std::string format_seconds(double s) {
 
 std::string format_bytes(int64_t bytes) {
   const double b = static_cast<double>(bytes);
+  if (bytes >= (int64_t{1} << 60)) return printf_string("%.2f %s", b / std::ldexp(1.0, 60), "EiB");
+  if (bytes >= (int64_t{1} << 50)) return printf_string("%.2f %s", b / std::ldexp(1.0, 50), "PiB");
+  if (bytes >= (int64_t{1} << 40)) return printf_string("%.2f %s", b / std::ldexp(1.0, 40), "TiB");
   if (bytes >= (int64_t{1} << 30)) return printf_string("%.2f %s", b / (1 << 30), "GiB");
   if (bytes >= (int64_t{1} << 20)) return printf_string("%.1f %s", b / (1 << 20), "MiB");
   if (bytes >= (int64_t{1} << 10)) return printf_string("%.1f %s", b / (1 << 10), "KiB");
@@ -31,15 +37,26 @@ std::string format_bytes(int64_t bytes) {
 }
 
 std::string format_flops(double flops) {
+  if (!std::isfinite(flops)) return "inf FLOP";
+  if (flops >= 1e21) return printf_string("%.3g %s", flops, "FLOP");
+  if (flops >= 1e18) return printf_string("%.2f %s", flops / 1e18, "EFLOP");
+  if (flops >= 1e15) return printf_string("%.2f %s", flops / 1e15, "PFLOP");
   if (flops >= 1e12) return printf_string("%.2f %s", flops / 1e12, "TFLOP");
   if (flops >= 1e9) return printf_string("%.2f %s", flops / 1e9, "GFLOP");
   if (flops >= 1e6) return printf_string("%.2f %s", flops / 1e6, "MFLOP");
   return printf_string("%.0f %s", flops, "FLOP");
 }
 
-std::string format_rate(double bytes_per_s) { return printf_string("%.1f %s", bytes_per_s / 1e9, "GB/s"); }
+std::string format_rate(double bytes_per_s) {
+  if (bytes_per_s >= 1e15) return printf_string("%.3g %s", bytes_per_s, "B/s");
+  if (bytes_per_s >= 1e12) return printf_string("%.1f %s", bytes_per_s / 1e12, "TB/s");
+  return printf_string("%.1f %s", bytes_per_s / 1e9, "GB/s");
+}
 
-std::string format_ratio(double r) { return std::isfinite(r) ? printf_string("%.2f%s", r, "x") : "-"; }
+std::string format_ratio(double r) {
+  if (!std::isfinite(r)) return "-";
+  return std::fabs(r) >= 1e4 ? printf_string("%.3g%s", r, "x") : printf_string("%.2f%s", r, "x");
+}
 
 namespace {
 

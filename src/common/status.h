@@ -22,6 +22,7 @@ namespace devplace {
 enum class ErrorCode {
   kInvalidInput,  // the user's input is wrong: exit code 2
   kNotFound,      // a named thing (file, preset, op, device) does not exist: exit code 2
+  kNotApplicable, // the method is not defined for this input (expert on a graph without layers): exit code 2
   kInternal,      // something failed that is not the user's fault: exit code 1
 };
 
@@ -43,6 +44,7 @@ class Error {
 
 inline Error invalid_input(std::string message) { return Error(ErrorCode::kInvalidInput, std::move(message)); }
 inline Error not_found(std::string message) { return Error(ErrorCode::kNotFound, std::move(message)); }
+inline Error not_applicable(std::string message) { return Error(ErrorCode::kNotApplicable, std::move(message)); }
 inline Error internal_error(std::string message) { return Error(ErrorCode::kInternal, std::move(message)); }
 
 // A value or an Error. Accessing value() of an error Result is a bug (checked).

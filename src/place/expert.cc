@@ -36,7 +36,12 @@ Result<Placement> ExpertPlacer::place(const PlaceContext& ctx) {
       }
     }
   }
-  const int64_t num_marks = std::max<int32_t>(max_mark + 1, 1);
+  // Without marks every op would land on the first GPU: that is single-gpu,
+  // not an expert's placement, and a table must not present it as one.
+  if (max_mark < 0)
+    return not_applicable("expert does not apply: the graph marks no layers (the papers' expert placement splits the "
+                          "layers over the GPUs)");
+  const int64_t num_marks = max_mark + 1;
   const int64_t num_gpus = static_cast<int64_t>(gpus.size());
 
   // A group takes the device of its first op's mark (its first op in

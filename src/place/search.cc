@@ -31,8 +31,10 @@ Result<ScoredDevices> best_fast_placement(const PlaceContext& ctx) {
         ctx.evaluator.num_evaluations() - start + kMaxFastPlacerEvaluations > ctx.budget.evaluations)
       break;
     Rng rng(ctx.rng.next_u64());
-    DEVPLACE_ASSIGN_OR_RETURN(Placement p, info.make()->place(PlaceContext{ctx.problem, ctx.grouping, ctx.evaluator, ctx.budget, rng}));
-    std::vector<DeviceId> devices = ctx.grouping.device_of_groups(p);
+    Result<Placement> p = info.make()->place(PlaceContext{ctx.problem, ctx.grouping, ctx.evaluator, ctx.budget, rng});
+    if (!p.ok() && p.error().code() == ErrorCode::kNotApplicable) continue;  // expert on a graph without layers
+    if (!p.ok()) return p.error();
+    std::vector<DeviceId> devices = ctx.grouping.device_of_groups(p.value());
     DEVPLACE_ASSIGN_OR_RETURN(Evaluation e, ctx.evaluator.evaluate(ctx.grouping.to_placement(devices)));
     const double cost = search_cost_s(ctx.problem, e);
     if (!have_best || cost < best.cost) {

@@ -208,6 +208,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{sim("zoo:layered:layers=1000000,width=100000", "k80x1", "cpu"),
                 "zoo:layered: layers x width = 1000000 x 100000 is more than the 1000000 this model builds (the graph would not fit in memory)"},
         BadCase{sim(data("bad_duplicate_key.json"), "k80x1", "cpu"), data("bad_duplicate_key.json") + ":8:52: duplicate key \"inputs\" in one object"},
+        // Honest output: no expert placement for a graph without layers (it would be single-gpu's).
+        BadCase{place("expert"), "expert does not apply: the graph marks no layers (the papers' expert placement splits the layers over the GPUs)"},
         // Arguments: nothing dropped silently.
         BadCase{sim(data("fork.json"), "k80x1", "expert m-etf"), "unexpected argument 'm-etf' (options start with --; see --help)"},
         BadCase{sim(data("fork.json"), "k80x1", "expert --placement m-etf"), "option '--placement' given twice"},

@@ -63,8 +63,15 @@ TEST(Exhaustive, IsNoWorseThanAnyOtherPlacerOnTinyGraphs) {
     // The others at the same budget (the learned ones would train for 3,200).
     options.budget.evaluations = 729;
     for (const PlacerInfo& info : placer_registry()) {
-      const Placement other = run_placer(info.name, p, sim, options).value().placement;
-      EXPECT_LE(search_cost_s(p, best.evaluation), cost_of(p, sim, other) + 1e-12) << info.name << " seed " << seed;
+      Result<PlacerRun> other = run_placer(info.name, p, sim, options);
+      if (info.name == "expert") {
+        // The tiny graphs mark no layers: the expert placement is not defined.
+        ASSERT_FALSE(other.ok());
+        EXPECT_EQ(other.error().code(), ErrorCode::kNotApplicable);
+        continue;
+      }
+      ASSERT_TRUE(other.ok()) << info.name << ": " << other.error().message();
+      EXPECT_LE(search_cost_s(p, best.evaluation), cost_of(p, sim, other.value().placement) + 1e-12) << info.name << " seed " << seed;
     }
   }
 }
