@@ -78,7 +78,8 @@ json::Json measurer_json(const Measurer& m) {
   const MeasurerStats& s = m.stats();
   return {{"name", m.measurer_name()}, {"measured", s.measured}, {"cache_hits", s.cache_hits}, {"ooms", s.ooms},
           {"errors", s.errors}, {"timeouts", s.timeouts}, {"exits", s.exits}, {"garbage", s.garbage},
-          {"failed_starts", s.startup_faults}, {"starts", s.starts}};
+          {"failed_starts", s.startup_faults}, {"starts", s.starts},
+          {"processes_started", s.starts + s.startup_faults}, {"cache", m.caches()}};
 }
 
 }  // namespace devplace::cli

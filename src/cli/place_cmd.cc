@@ -142,7 +142,10 @@ void print_report(const PlaceReport& r) {
             << "evaluator    " << (r.measurer ? "measured by " + r.measurer->measurer_name() : std::string("simulator")) << "\n"
             << "step time    " << format_seconds(e.step_time_s)
             << (e.failed ? " (the failure penalty: the measurer could not measure it)" : "")
-            << (r.measurer ? " (the best measurement the search saw)" : "") << "\n";
+            << (r.measurer ? r.measurer->caches() ? " (as measured during the search)"
+                                                  : " (one more measurement of the chosen placement, --measure-no-cache)"
+                           : "")
+            << "\n";
   if (r.measurer && r.remeasured_count > 0)
     std::cout << "measured     " << (std::isfinite(r.remeasured_s) ? format_seconds(r.remeasured_s) : std::string("failed"))
               << " again (median of " << r.remeasured_count << " fresh measurements, --measure-recheck)\n";

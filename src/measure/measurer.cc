@@ -69,7 +69,8 @@ void Measurer::log_event(const std::string& json_line) {
   std::fflush(log_);  // a crash of devplace keeps every event so far
 }
 
-Status Measurer::try_start() {
+Status Measurer::try_start(bool& refused) {
+  refused = false;
   DEVPLACE_RETURN_IF_ERROR(child_.start(options_.command));
   const std::string hello = measure_protocol::hello(*problem_, options_.graph_source, options_.warmup, options_.repeats);
   if (Status s = child_.write_line(hello); !s.ok()) return invalid_input("exited (" + child_.stop(0) + ") before reading hello");
@@ -92,6 +93,7 @@ Status Measurer::try_start() {
     return invalid_input("bad answer to hello: " + ready.error().message());
   }
   if (!ready.value().ready) {
+    refused = true;
     (void)child_.write_line(measure_protocol::bye());
     child_.stop(2.0);
     return invalid_input(ready.value().text);
@@ -105,7 +107,8 @@ Status Measurer::ensure_running() {
   std::string last;
   for (int attempt = 1; attempt <= options_.max_start_failures; ++attempt) {
     const double t0 = now_s();
-    const Status s = try_start();
+    bool refused = false;
+    const Status s = try_start(refused);
     if (s.ok()) {
       ++stats_.starts;
       log_event(Json{{"event", "start"}, {"attempt", attempt}, {"wall_s", now_s() - t0}, {"measurer", measurer_name_}}.dump());
@@ -114,8 +117,13 @@ Status Measurer::ensure_running() {
     ++stats_.startup_faults;
     last = s.error().message();
     log_event(Json{{"event", "fault"}, {"kind", "startup"}, {"attempt", attempt}, {"message", last}}.dump());
-    if (!options_.quiet && stats_.starts > 0)
-      std::cerr << "devplace: measurer: start " << attempt << " of " << options_.max_start_failures << " failed: " << last << "\n";
+    // A measurer that answers hello with an error has decided: it is not
+    // asked again. Each other failed attempt that is retried gets a line;
+    // the last one is the error returned.
+    if (refused) break;
+    if (!options_.quiet && attempt < options_.max_start_failures)
+      std::cerr << "devplace: measurer: start " << attempt << " of " << options_.max_start_failures << " failed: " << last
+                << "; starting it again\n";
   }
   return invalid_input("measurer '" + options_.command + "': " + last);
 }
@@ -223,7 +231,8 @@ std::string Measurer::summary() const {
   out << "measurer '" << measurer_name_ << "': " << stats_.measured << " placements measured (" << stats_.ooms << " OOM, "
       << stats_.errors << " errors), " << stats_.cache_hits << " from the cache, " << stats_.faults() << " faults ("
       << stats_.timeouts << " timeouts, " << stats_.exits << " exits, " << stats_.garbage << " garbage, "
-      << stats_.startup_faults << " failed starts), " << stats_.starts << " starts";
+      << stats_.startup_faults << " failed starts), " << stats_.starts + stats_.startup_faults << " processes started ("
+      << stats_.starts << " answered ready)";
   return out.str();
 }
 

@@ -69,15 +69,19 @@ class Measurer final : public Evaluator {
 
   const MeasurerStats& stats() const { return stats_; }
   const std::string& measurer_name() const { return measurer_name_; }
-  // One line: "measurer 'NAME': 412 placements measured, 37 from the cache, 3 faults (...), 4 starts".
+  // Whether a placement seen before is answered from the cache.
+  bool caches() const { return options_.cache; }
+  // One line: "measurer 'NAME': 412 placements measured, 37 from the cache,
+  // 3 faults (...), 5 processes started (4 answered ready)".
   std::string summary() const;
 
  private:
   Measurer(const Problem& problem, MeasurerOptions options);
   // Starts the child and exchanges hello; retries up to max_start_failures.
   Status ensure_running();
-  // One failed start attempt: the reason, or ok.
-  Status try_start();
+  // One start attempt: ok, or the reason it failed; `refused` when the
+  // measurer answered hello with an error (it is not retried).
+  Status try_start(bool& refused);
   // One measure exchange; `status` is the answer's kind, null after a fault.
   Result<Evaluation> measure_now(const Placement& placement, int64_t& id, const char*& status);
   // Kills the child after a fault, counts and logs it.

@@ -10,6 +10,8 @@
 //   --state FILE        the request counter, kept across restarts
 //   --max-ops N         a device with more than N ops answers oom
 //   --hello error|crash|hang   how to answer hello (default: ready)
+//   --start-faults N    the first N starts (counted in FILE.starts with
+//                       --state FILE) exit before answering hello
 //   --record FILE       append each measured placement's id (one per line)
 #include <chrono>
 #include <cstdio>
@@ -34,7 +36,21 @@ struct Options {
   int max_ops = -1;
   std::string hello = "ready";
   std::string record;
+  int start_faults = 0;
 };
+
+// Counts this start in STATE.starts; the number of this start.
+long next_start_number(const Options& o) {
+  const std::string path = o.state + ".starts";
+  long n = 0;
+  {
+    std::ifstream in(path);
+    in >> n;
+  }
+  ++n;
+  std::ofstream(path) << n << "\n";
+  return n;
+}
 
 long next_request_number(const Options& o) {
   static long in_memory = 0;
@@ -63,6 +79,7 @@ int main(int argc, char** argv) {
     else if (flag == "--max-ops") o.max_ops = std::atoi(value.c_str());
     else if (flag == "--hello") o.hello = value;
     else if (flag == "--record") o.record = value;
+    else if (flag == "--start-faults") o.start_faults = std::atoi(value.c_str());
     else {
       std::cerr << "fake_measurer: unknown option " << flag << "\n";
       return 2;
@@ -75,6 +92,7 @@ int main(int argc, char** argv) {
     const std::string type = msg.at("type");
     if (type == "hello") {
       if (o.hello == "crash") return 3;
+      if (o.start_faults > 0 && next_start_number(o) <= o.start_faults) return 4;
       if (o.hello == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
       if (o.hello == "error") {
         say({{"type", "error"}, {"message", "fake_measurer: told to refuse"}});

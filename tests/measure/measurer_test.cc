@@ -252,6 +252,41 @@ TEST(MeasureCli, PlaceMeasuresItsChoiceAgain) {
   fs::remove(record);
 }
 
+TEST(MeasureCli, FailedStartsBeforeAGoodOneAreSaidAndCounted) {
+  const auto state = testing::temp_file("start_faults");
+  fs::remove(state.string() + ".starts");
+  const testing::CliRun r = testing::devplace("place --graph zoo:layered --cluster k80x2 --method single-gpu --json "
+                                              "--measure \"'" FAKE_MEASURER "' --start-faults 2 --state '" + state.string() + "'\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("start 1 of 3 failed: exited (exit status 4) before answering hello; starting it again"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("start 2 of 3 failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("3 processes started (1 answered ready)"), std::string::npos) << r.err;
+  const nlohmann::json m = nlohmann::json::parse(r.out)["measurer"];
+  EXPECT_EQ(m["failed_starts"], 2);
+  EXPECT_EQ(m["starts"], 1);
+  EXPECT_EQ(m["processes_started"], 3);
+  // Three failures in a row: one error line after the two retries.
+  fs::remove(state.string() + ".starts");
+  const testing::CliRun bad = testing::devplace("place --graph zoo:layered --cluster k80x2 --method single-gpu "
+                                                "--measure \"'" FAKE_MEASURER "' --start-faults 3 --state '" + state.string() + "'\"");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 3) << bad.err;
+  EXPECT_NE(bad.err.find("exited (exit status 4) before answering hello\n"), std::string::npos) << bad.err;
+  fs::remove(state.string() + ".starts");
+}
+
+TEST(MeasureCli, WithoutTheCacheTheStepTimeIsSaidToBeAFreshMeasurement) {
+  const std::string place = "place --graph zoo:layered --cluster k80x2 --method single-gpu --measure-recheck 0 --measure \"'" FAKE_MEASURER "'\"";
+  const testing::CliRun cached = testing::devplace(place);
+  ASSERT_EQ(cached.exit_code, 0) << cached.err;
+  EXPECT_NE(cached.out.find("(as measured during the search)"), std::string::npos) << cached.out;
+  const testing::CliRun fresh = testing::devplace(place + " --measure-no-cache");
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
+  EXPECT_NE(fresh.out.find("(one more measurement of the chosen placement, --measure-no-cache)"), std::string::npos) << fresh.out;
+  EXPECT_EQ(fresh.out.find("during the search"), std::string::npos) << fresh.out;
+}
+
 TEST(MeasureCli, ARefusingMeasurerIsExitCode2AndOneLine) {
   const testing::CliRun r = testing::devplace("place --graph zoo:layered --cluster k80x2 --method single-gpu "
                                               "--measure \"'" FAKE_MEASURER "' --hello error\"");
