@@ -95,6 +95,15 @@ std::vector<int> ops_per_device(const Problem& problem, const Placement& placeme
   return n;
 }
 
+// A resumed learned run's training before it and in all, as its training
+// log counts them; null for a run that did not resume.
+json::Json resumed_json(const std::optional<ResumedWork>& w) {
+  if (!w) return nullptr;
+  return {{"checkpoint", w->checkpoint},
+          {"before", {{"updates", w->updates_before}, {"evaluations", w->evaluations_before}, {"training_time_s", w->seconds_before}}},
+          {"total", {{"updates", w->updates_total}, {"evaluations", w->evaluations_total}, {"training_time_s", w->seconds_total}}}};
+}
+
 json::Json report_json(const PlaceReport& r) {
   const Cluster& c = r.problem.cluster();
   const std::vector<int> ops = ops_per_device(r.problem, r.run.placement);
@@ -117,6 +126,7 @@ json::Json report_json(const PlaceReport& r) {
           {"oom", r.run.evaluation.oom},
           {"search_time_s", r.run.search_time_s},
           {"evaluations", r.run.evaluations},
+          {"resumed", resumed_json(r.run.resumed)},
           {"lower_bound_s", r.bound.value_s()},
           {"lower_bound", lower_bound_json(r.bound)},
           {"ratio_to_lower_bound", number_or_null(ratio(step, r.bound.value_s()))},
@@ -151,7 +161,14 @@ void print_report(const PlaceReport& r) {
               << " again (median of " << r.remeasured_count << " fresh measurements, --measure-recheck)\n";
   std::cout
             << "OOM          " << (e.oom ? "yes: a device's peak memory exceeds its capacity" : "no") << "\n"
-            << "search time  " << format_seconds(r.run.search_time_s) << " (" << r.run.evaluations << " evaluations)\n"
+            << "search time  " << format_seconds(r.run.search_time_s) << " (" << r.run.evaluations << " evaluations"
+            << (r.run.resumed ? ", this run" : "") << ")\n";
+  if (const std::optional<ResumedWork>& w = r.run.resumed) {
+    std::cout << "resumed      from " << w->checkpoint << " after " << w->updates_before << " updates (" << w->evaluations_before
+              << " sampled placements, " << format_seconds(w->seconds_before) << "); in all " << w->updates_total << " updates ("
+              << w->evaluations_total << " sampled placements, " << format_seconds(w->seconds_total) << "), as the training log counts\n";
+  }
+  std::cout
             << "lower bound  " << format_seconds(r.bound.value_s()) << " (" << binding_part(r.bound)
             << " binds; critical path " << format_seconds(r.bound.critical_path_s) << ", load "
             << format_seconds(r.bound.load_s) << ", group " << format_seconds(r.bound.group_s) << ")\n"

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,19 @@ struct PlaceContext {
   Rng& rng;
 };
 
+// The training a run continued: a learned placer resumed from a
+// checkpoint (--resume). Counted as its training log counts them: policy
+// updates, the placements they sampled, and training wall time.
+struct ResumedWork {
+  std::string checkpoint;           // the file resumed from
+  int64_t updates_before = 0;       // in the checkpoint
+  int64_t evaluations_before = 0;
+  double seconds_before = 0;
+  int64_t updates_total = 0;        // at the end of this run, the earlier ones included
+  int64_t evaluations_total = 0;
+  double seconds_total = 0;
+};
+
 class Placer {
  public:
   virtual ~Placer() = default;
@@ -71,6 +85,9 @@ class Placer {
   // own (a learned placer with --warm-start search and --polish:
   // "local-search>rl>local-search").
   virtual std::string label() const { return std::string(name()); }
+  // After place(): the earlier training this run continued, if it resumed
+  // from a checkpoint.
+  virtual std::optional<ResumedWork> resumed() const { return std::nullopt; }
 };
 
 // Where a placer stands in a comparison (`devplace compare` orders and

@@ -39,6 +39,7 @@ Result<PlacerRun> run_placer(std::string_view method, const Problem& problem, Ev
   run.search_time_s = search_time_s;
   run.evaluations = evaluations;
   run.num_groups = grouping.num_groups();
+  run.resumed = placer->resumed();
   return run;
 }
 

@@ -33,6 +33,9 @@ struct PlacerRun {
   double search_time_s = 0;   // wall-clock seconds of place()
   int64_t evaluations = 0;    // evaluator calls made by the placer
   int num_groups = 0;         // groups the placer assigned
+  // A learned placer resumed from a checkpoint: the training before this
+  // run and in all (search_time_s and evaluations count this run only).
+  std::optional<ResumedWork> resumed;
 };
 
 // Fails on an unknown method, on method options the placer rejects, or

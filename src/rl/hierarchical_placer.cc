@@ -44,11 +44,17 @@ class HierarchicalPlacer : public Placer {
     options.warm_start_grouping = &ctx.grouping;
     options.warm_start_rng = &search_rng;
     options.run = training_;
-    return train_reinforce(policy, units, unit_ctx, options, "hierarchical");
+    ResumedWork resumed;
+    options.resumed = &resumed;
+    Result<Placement> placement = train_reinforce(policy, units, unit_ctx, options, "hierarchical");
+    if (!training_.resume_path.empty()) resumed_ = resumed;
+    return placement;
   }
+  std::optional<ResumedWork> resumed() const override { return resumed_; }
 
  private:
   TrainingRunOptions training_;
+  std::optional<ResumedWork> resumed_;
 };
 
 }  // namespace

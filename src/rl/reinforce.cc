@@ -354,6 +354,22 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
   TrainingRun run(policy, optimizer, state, Fingerprint{units.num_groups(), ctx.problem.num_devices(), options.samples_per_update, name_hash(method)},
                   training, method, source.label());
   DEVPLACE_RETURN_IF_ERROR(run.open());
+  // What a resumed run reports of the training before it, and at every
+  // return from here on, in all.
+  struct ResumedReport {
+    ResumedWork* out;
+    const TrainState& state;
+    const TrainingRun& run;
+    ~ResumedReport() {
+      if (out == nullptr) return;
+      out->updates_total = state.iteration;
+      out->evaluations_total = state.evaluations;
+      out->seconds_total = run.wall_s();
+    }
+  } resumed_report{training.resume_path.empty() ? nullptr : options.resumed, state, run};
+  if (resumed_report.out != nullptr) {
+    *resumed_report.out = ResumedWork{training.resume_path, state.iteration, state.evaluations, state.elapsed_s};
+  }
   // Ctrl-C from here on (the warm start's search and imitation too) saves
   // a checkpoint and returns the best placement so far.
   InterruptScope interrupt_scope;

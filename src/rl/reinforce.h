@@ -114,6 +114,9 @@ struct ReinforceOptions {
   // checkpoints, resume, threads and distribution, and the values that
   // override the ones above (effective_options applies them).
   TrainingRunOptions run;
+  // Out: when run.resume_path is set, the training before this run and in
+  // all (null: not wanted).
+  ResumedWork* resumed = nullptr;
 };
 
 // The 2017 paper's recipe: K = 8, the moving-average baseline, one plain

@@ -71,6 +71,7 @@ class RlLibraryPlacer : public Placer {
   }
 
   std::string label() const override { return rl::pipeline_label(name_, options_); }
+  std::optional<ResumedWork> resumed() const override { return placer_ ? placer_->resumed() : std::nullopt; }
 
  private:
   std::string name_;

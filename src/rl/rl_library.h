@@ -31,7 +31,7 @@ struct RlLibraryApi {
   int (*mpi_rank)();
   int (*mpi_size)();
 };
-inline constexpr int kRlLibraryApiVersion = 2;
+inline constexpr int kRlLibraryApiVersion = 3;  // 3: Placer::resumed
 inline constexpr const char* kRlLibraryApiSymbol = "devplace_rl_api";
 
 // Loads the library once; an error names the file and dlopen's reason.

@@ -47,11 +47,17 @@ class RlPlacer : public Placer {
     options.entropy_weight = 0;
     options.warm_start_rng = &search_rng;
     options.run = training_;
-    return train_reinforce(policy, grouping, ctx, options, "rl");
+    ResumedWork resumed;
+    options.resumed = &resumed;
+    Result<Placement> placement = train_reinforce(policy, grouping, ctx, options, "rl");
+    if (!training_.resume_path.empty()) resumed_ = resumed;
+    return placement;
   }
+  std::optional<ResumedWork> resumed() const override { return resumed_; }
 
  private:
   TrainingRunOptions training_;
+  std::optional<ResumedWork> resumed_;
 };
 
 }  // namespace

@@ -317,7 +317,21 @@ TEST_F(RlCheckpoint, ResumedRunRepeatsTheUninterruptedOne) {
   ASSERT_EQ(a.size(), 7u);  // the header and 6 updates
   EXPECT_EQ(a, b);
   EXPECT_EQ(a[0].substr(0, 9), "iteration");
-  (void)first;
+  // The resumed run reports the training before it and in all, as the log
+  // counts them (3 updates of 8 samples each, then 6).
+  EXPECT_FALSE(whole.resumed.has_value());
+  EXPECT_FALSE(first.resumed.has_value());
+  ASSERT_TRUE(rest.resumed.has_value());
+  EXPECT_EQ(rest.resumed->checkpoint, path("ck"));
+  EXPECT_EQ(rest.resumed->updates_before, 3);
+  EXPECT_EQ(rest.resumed->updates_total, 6);
+  const int64_t per_update = rest.resumed->evaluations_before / 3;
+  EXPECT_GT(per_update, 0);
+  EXPECT_EQ(rest.resumed->evaluations_total, 6 * per_update);
+  EXPECT_GT(rest.resumed->seconds_before, 0);
+  EXPECT_GT(rest.resumed->seconds_total, rest.resumed->seconds_before);
+  // This run's own count: its 3 updates and the final greedy decode.
+  EXPECT_EQ(rest.evaluations, 3 * per_update + 1);
 }
 
 // Stops the run (as Ctrl-C would) after a number of evaluations.
