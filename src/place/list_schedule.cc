@@ -38,7 +38,12 @@ ListSchedule::ListSchedule(const Problem& problem, const Grouping& grouping, con
       copies_(problem.graph().num_tensors(), 0),
       pending_consumers_(problem.graph().num_tensors(), 0),
       used_bytes_(problem.num_devices(), 0),
-      peak_bytes_(problem.num_devices(), 0) {
+      peak_bytes_(problem.num_devices(), 0),
+      limit_bytes_(options.binding_limit_bytes) {
+  if (limit_bytes_.empty()) {
+    for (DeviceId d = 0; d < problem.num_devices(); ++d) limit_bytes_.push_back(problem.cluster().device(d).memory_bytes);
+  }
+  DEVPLACE_CHECK(static_cast<int>(limit_bytes_.size()) == problem.num_devices());
   channel_free_s_.assign(problem.cluster().num_channels(), 0.0);
   arrival_s_.assign(static_cast<size_t>(problem.graph().num_tensors()) * problem.num_devices(), 0.0);
   for (const Op& op : problem.graph().ops()) {
@@ -118,7 +123,7 @@ bool ListSchedule::eligible(OpId op, DeviceId device) const {
   const int32_t group = grouping_->group_of(op);
   if (!grouping_->allows(group, device)) return false;
   if (group_device_[group] != kNoId) return group_device_[group] == device;
-  return used_bytes_[device] + added_bytes(op, device) <= problem_->cluster().device(device).memory_bytes;
+  return used_bytes_[device] + added_bytes(op, device) <= limit_bytes_[device];
 }
 
 DeviceId ListSchedule::roomiest_device(OpId op) const {

@@ -34,14 +34,21 @@ struct ListScheduleOptions {
   // Transfers wait for the channels of their route. Off: every transfer
   // starts when its producer ends (the classic model of the HEFT paper).
   bool link_contention = true;
+  // Per device, the memory a group may be bound under: binding a group is
+  // refused where the op would take the device past it. Empty: each
+  // device's capacity. An op of a group already bound goes to its device
+  // whatever it adds (so the schedule can still overflow: see
+  // etf_schedule's tightening).
+  std::vector<int64_t> binding_limit_bytes;
 };
 
 class ListSchedule {
  public:
   ListSchedule(const Problem& problem, const Grouping& grouping, const ListScheduleOptions& options = {});
 
-  // Whether `op` may run on `device`: the group allows it, the group is not
-  // bound elsewhere, and the memory it would add fits the device.
+  // Whether `op` may run on `device`: the group allows it and is bound
+  // there, or is not bound yet and the memory the op would add stays
+  // within the device's binding limit.
   bool eligible(OpId op, DeviceId device) const;
   // The device `op`'s group is bound to, or kNoId.
   DeviceId bound_device(OpId op) const { return group_device_[grouping_->group_of(op)]; }
@@ -101,6 +108,7 @@ class ListSchedule {
   std::vector<int32_t> pending_consumers_;
   std::vector<int64_t> used_bytes_;
   std::vector<int64_t> peak_bytes_;
+  std::vector<int64_t> limit_bytes_;  // binding limit per device
 };
 
 }  // namespace devplace

@@ -18,7 +18,12 @@ namespace devplace {
 
 // The ETF schedule. `favourite_parent` (empty, or one entry per op, kNoId
 // for none) is m-SCT's rule: an op whose favourite parent's device is
-// eligible for it goes there and nowhere else.
+// eligible for it goes there and nowhere else. When a device ends past its
+// capacity (a group's later ops follow it there), the schedule is made
+// again with a lower binding limit on that device, up to
+// kEtfTighteningRounds times; the first that fits, else the one that
+// overflows least, is returned.
+inline constexpr int kEtfTighteningRounds = 12;
 ListSchedule etf_schedule(const Problem& problem, const Grouping& grouping, const std::vector<OpId>& favourite_parent = {});
 
 class MEtfPlacer : public Placer {
