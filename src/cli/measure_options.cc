@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/progress.h"
+
 namespace devplace::cli {
 
 namespace {
@@ -66,6 +68,7 @@ Result<std::optional<MeasurerOptions>> measurer_options(const Args& args, const 
   DEVPLACE_ASSIGN_OR_RETURN(m.startup_timeout_s, positive_seconds(args, "measure-startup-timeout", m.startup_timeout_s));
   DEVPLACE_ASSIGN_OR_RETURN(m.failure_time_s, positive_seconds(args, "measure-failure-time", m.failure_time_s));
   m.cache = !args.flag("measure-no-cache");
+  m.progress = stderr_is_terminal();
   DEVPLACE_ASSIGN_OR_RETURN(m.recheck, count(args, "measure-recheck", m.recheck, 0));
   if (const std::optional<std::string> log = args.get("measure-log")) {
     if (log->empty()) return invalid_input("--measure-log: expected a file name, got ''");

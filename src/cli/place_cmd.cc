@@ -20,8 +20,10 @@
 #include "cli/problem_source.h"
 #include "cli/report_options.h"
 #include "common/interrupt.h"
+#include "common/progress.h"
 #include "common/json_reader.h"
 #include "io/placement_file.h"
+#include "place/progress_evaluator.h"
 #include "rl/rl_library.h"
 #include "sim/simulator.h"
 
@@ -152,7 +154,7 @@ void print_report(const PlaceReport& r) {
             << "evaluator    " << (r.measurer ? "measured by " + r.measurer->measurer_name() : std::string("simulator")) << "\n"
             << "step time    " << format_seconds(e.step_time_s)
             << (e.failed ? " (the failure penalty: the measurer could not measure it)" : "")
-            << (r.measurer ? r.measurer->caches() ? " (as measured during the search)"
+            << (r.measurer && !e.failed ? r.measurer->caches() ? " (as measured during the search)"
                                                   : " (one more measurement of the chosen placement, --measure-no-cache)"
                            : "")
             << "\n";
@@ -188,6 +190,14 @@ void print_report(const PlaceReport& r) {
 
 }  // namespace
 
+// Whether `method` is a learned placer (it draws its own progress bars).
+bool is_learned(const std::string& method) {
+  for (const PlacerInfo& info : placer_registry()) {
+    if (info.name == method) return info.role == PlacerRole::kLearned;
+  }
+  return false;
+}
+
 Status run_place(const ArgList& argv) {
   DEVPLACE_ASSIGN_OR_RETURN(Args args, Args::parse(kSpec, argv));
   if (args.help_requested()) {
@@ -220,10 +230,16 @@ Status run_place(const ArgList& argv) {
   Evaluator& evaluator = measurer ? static_cast<Evaluator&>(*measurer) : sim;
   // While the method runs Ctrl-C sets a flag (a learned method then stops
   // and returns its best placement so far) instead of killing devplace.
+  // On a terminal a bar follows its evaluations (a learned method draws
+  // its own, per stage).
   auto run_interruptible = [&] {
     clear_interrupt();
     InterruptScope scope;
-    return run_placer(method, problem, evaluator, options);
+    ProgressBar bar(method, stderr_is_terminal() && !is_learned(method));
+    ProgressEvaluator shown(evaluator, bar, options.budget);
+    Result<PlacerRun> run = run_placer(method, problem, shown, options);
+    bar.finish();
+    return run;
   };
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRun run, run_interruptible());
   const bool interrupted = interrupt_requested();
@@ -234,7 +250,8 @@ Status run_place(const ArgList& argv) {
                             run_placer("single-gpu", problem, measurer ? evaluator : baseline_sim, options));
   const LowerBound bound = compute_lower_bound(problem);
   double remeasured_s = std::numeric_limits<double>::quiet_NaN();
-  const int recheck = measurer ? measure->recheck : 0;
+  // After Ctrl-C nothing more is measured.
+  const int recheck = measurer && !interrupted ? measure->recheck : 0;
   if (recheck > 0) {
     DEVPLACE_ASSIGN_OR_RETURN(remeasured_s, remeasure(*measurer, run.placement, recheck));
   }

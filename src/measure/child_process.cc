@@ -8,10 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <thread>
+
+#include "common/interrupt.h"
 
 namespace devplace {
 
@@ -75,7 +78,8 @@ Status ChildProcess::write_line(const std::string& line) {
   return Status::ok_status();
 }
 
-ChildProcess::ReadResult ChildProcess::read_line(double timeout_s, size_t max_bytes, std::string& line) {
+ChildProcess::ReadResult ChildProcess::read_line(double timeout_s, size_t max_bytes, std::string& line,
+                                                 const std::function<void(double waited_s)>& waiting) {
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
     if (const size_t nl = buffer_.find('\n'); nl != std::string::npos) {
@@ -86,15 +90,21 @@ ChildProcess::ReadResult ChildProcess::read_line(double timeout_s, size_t max_by
     }
     if (buffer_.size() > max_bytes) return ReadResult::kTooLong;
     if (!running()) return ReadResult::kClosed;
-    const double left_s = timeout_s - seconds_since(t0);
+    if (interrupt_requested()) return ReadResult::kInterrupted;
+    const double waited_s = seconds_since(t0);
+    const double left_s = timeout_s - waited_s;
     if (left_s <= 0) return ReadResult::kTimeout;
+    // Waits in slices of at most a second, to see Ctrl-C and to call `waiting`.
     pollfd p{fd_, POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(left_s * 1000) + 1);
+    const int ready = poll(&p, 1, static_cast<int>(std::min(left_s, 1.0) * 1000) + 1);
     if (ready < 0) {
       if (errno == EINTR) continue;
       return ReadResult::kClosed;
     }
-    if (ready == 0) continue;  // the loop re-checks the clock
+    if (ready == 0) {  // the loop re-checks the clock
+      if (waiting) waiting(seconds_since(t0));
+      continue;
+    }
     char chunk[65536];
     const ssize_t n = recv(fd_, chunk, sizeof chunk, 0);
     if (n < 0 && errno == EINTR) continue;

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 
 #include "common/status.h"
@@ -28,11 +29,14 @@ class ChildProcess {
   // Writes `line` and a newline. Fails if the child closed its end.
   Status write_line(const std::string& line);
 
-  enum class ReadResult { kLine, kTimeout, kClosed, kTooLong };
+  enum class ReadResult { kLine, kTimeout, kClosed, kTooLong, kInterrupted };
   // Reads one line (without its newline) into `line`, waiting at most
   // `timeout_s` seconds. kClosed: the child closed stdout (or exited);
-  // kTooLong: more than `max_bytes` without a newline.
-  ReadResult read_line(double timeout_s, size_t max_bytes, std::string& line);
+  // kTooLong: more than `max_bytes` without a newline; kInterrupted: Ctrl-C
+  // (interrupt_requested()) while waiting. `waiting`, if set, is called
+  // about once a second while no line has come, with the seconds waited.
+  ReadResult read_line(double timeout_s, size_t max_bytes, std::string& line,
+                       const std::function<void(double waited_s)>& waiting = {});
 
   // Closes the socket, waits up to `grace_s` for the child to exit, then
   // kills its process group (SIGKILL) and reaps it. Returns a description

@@ -6,7 +6,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/interrupt.h"
 #include "common/json_reader.h"
+#include "common/progress.h"
 #include "measure/protocol.h"
 
 namespace devplace {
@@ -69,16 +71,34 @@ void Measurer::log_event(const std::string& json_line) {
   std::fflush(log_);  // a crash of devplace keeps every event so far
 }
 
+ChildProcess::ReadResult Measurer::read_answer(double timeout_s, const std::string& what, std::string& line) {
+  // Made now (it draws nothing until its first update), so that its clock,
+  // and the time left it shows, count from the start of the wait.
+  ProgressBar bar("measurer", options_.progress);
+  const ChildProcess::ReadResult result = child_.read_line(timeout_s, kMaxLineBytes, line, [&](double waited_s) {
+    if (waited_s < kSilentWaitS) return;
+    bar.update(static_cast<int64_t>(waited_s), waited_s / timeout_s,
+                what + ": no answer for " + std::to_string(static_cast<int64_t>(waited_s)) + " s (timeout " +
+                    seconds_text(timeout_s) + ")");
+  });
+  bar.finish();
+  return result;
+}
+
 Status Measurer::try_start(bool& refused) {
   refused = false;
   DEVPLACE_RETURN_IF_ERROR(child_.start(options_.command));
   const std::string hello = measure_protocol::hello(*problem_, options_.graph_source, options_.warmup, options_.repeats);
   if (Status s = child_.write_line(hello); !s.ok()) return invalid_input("exited (" + child_.stop(0) + ") before reading hello");
   std::string line;
-  switch (child_.read_line(options_.startup_timeout_s, kMaxLineBytes, line)) {
+  switch (read_answer(options_.startup_timeout_s, "hello", line)) {
     case ChildProcess::ReadResult::kTimeout:
       child_.stop(0);
       return invalid_input("no answer to hello within " + seconds_text(options_.startup_timeout_s));
+    case ChildProcess::ReadResult::kInterrupted:
+      child_.stop(0);
+      refused = true;  // not retried
+      return invalid_input("interrupted (Ctrl-C) before it answered hello");
     case ChildProcess::ReadResult::kClosed:
       return invalid_input("exited (" + child_.stop(1.0) + ") before answering hello");
     case ChildProcess::ReadResult::kTooLong:
@@ -168,7 +188,17 @@ Result<Evaluation> Measurer::evaluate_fresh(const Placement& placement) {
 }
 
 Result<Evaluation> Measurer::measure_now(const Placement& placement, int64_t& id, const char*& status) {
-  DEVPLACE_RETURN_IF_ERROR(ensure_running());
+  // After Ctrl-C the run is ending: nothing more is measured, and a
+  // measurer that cannot start is no error.
+  if (interrupt_requested()) {
+    ++num_evaluations_;
+    return failed_evaluation();
+  }
+  if (Status s = ensure_running(); !s.ok()) {
+    if (!interrupt_requested()) return s.error();
+    ++num_evaluations_;
+    return failed_evaluation();
+  }
   id = next_id_++;
   const double t0 = now_s();
   ++num_evaluations_;
@@ -178,7 +208,13 @@ Result<Evaluation> Measurer::measure_now(const Placement& placement, int64_t& id
     return failed_evaluation();
   }
   std::string line;
-  switch (child_.read_line(options_.timeout_s, kMaxLineBytes, line)) {
+  switch (read_answer(options_.timeout_s, "placement " + std::to_string(id), line)) {
+    case ChildProcess::ReadResult::kInterrupted:
+      // Ctrl-C: the measurement is abandoned, and the measurer stopped so
+      // that its late answer cannot be taken for the next one's.
+      child_.stop(0);
+      log_event(Json{{"event", "interrupted"}, {"id", id}, {"wall_s", wall_s()}}.dump());
+      return failed_evaluation();
     case ChildProcess::ReadResult::kTimeout:
       ++stats_.timeouts;
       fault(id, "timeout", "no answer within " + seconds_text(options_.timeout_s));

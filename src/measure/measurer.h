@@ -34,7 +34,13 @@ struct MeasurerOptions {
   bool quiet = false;         // no fault lines on stderr
   int recheck = 3;            // fresh measurements of the chosen placement that `place` reports (0: none)
   bool cache = true;          // answer a placement seen before from the cache (false: measure it again)
+  // A bar on stderr while an answer is overdue (after kSilentWaitS seconds):
+  // the CLI sets it when stderr is a terminal.
+  bool progress = false;
 };
+
+// Seconds of waiting for the measurer before a progress bar says so.
+inline constexpr double kSilentWaitS = 5;
 
 struct MeasurerStats {
   int64_t measured = 0;     // placements the measurer answered (ok, oom or error)
@@ -87,6 +93,9 @@ class Measurer final : public Evaluator {
   // Kills the child after a fault, counts and logs it.
   void fault(int64_t id, const char* kind, const std::string& message);
   Evaluation failed_evaluation() const;
+  // Reads the measurer's next line; while it is overdue, a progress bar
+  // says what is awaited (`what`: "placement 17", "hello").
+  ChildProcess::ReadResult read_answer(double timeout_s, const std::string& what, std::string& line);
   void log_event(const std::string& json_line);
   double wall_s() const;
 

@@ -11,7 +11,9 @@
 #include "common/check.h"
 #include "common/file_io.h"
 #include "common/interrupt.h"
+#include "common/progress.h"
 #include "place/local_search.h"
+#include "place/progress_evaluator.h"
 #include "place/search.h"
 #include "rl/distributed.h"
 #include "rl/local_updates.h"
@@ -247,8 +249,12 @@ namespace {
 Result<ScoredDevices> warm_start_target(const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options, Rng& rng) {
   // At most a quarter of an evaluation budget (at least one evaluation).
   const int64_t quarter = std::max<int64_t>(1, ctx.budget.evaluations / 4);
-  if (options.warm_start == WarmStart::kFast)
-    return best_fast_placement(PlaceContext{ctx.problem, units, ctx.evaluator, Budget{0, ctx.budget.evaluations > 0 ? quarter : 0}, rng});
+  if (options.warm_start == WarmStart::kFast) {
+    const Budget budget{0, ctx.budget.evaluations > 0 ? quarter : 0};
+    ProgressBar bar("warm start (fast placers)", options.run.progress);
+    ProgressEvaluator shown(ctx.evaluator, bar, budget);
+    return best_fast_placement(PlaceContext{ctx.problem, units, shown, budget, rng});
+  }
   // local-search's own evaluations, capped by that quarter and a share of
   // a time budget.
   Budget budget{ctx.budget.seconds * options.warm_start_time_share, options.warm_start_search_evaluations};
@@ -261,8 +267,10 @@ Result<ScoredDevices> warm_start_target(const Grouping& units, const PlaceContex
   if (ctx.evaluator.measures()) simulator.emplace(ctx.problem);
   Evaluator& search_evaluator = simulator ? static_cast<Evaluator&>(*simulator) : ctx.evaluator;
   Rng search_rng = options.warm_start_rng != nullptr ? *options.warm_start_rng : Rng(rng.next_u64());
-  DEVPLACE_ASSIGN_OR_RETURN(Placement placement,
-                            LocalSearchPlacer().place(PlaceContext{ctx.problem, grouping, search_evaluator, budget, search_rng}));
+  ProgressBar bar("warm start (local-search)", options.run.progress);
+  ProgressEvaluator shown(search_evaluator, bar, budget);
+  DEVPLACE_ASSIGN_OR_RETURN(Placement placement, LocalSearchPlacer().place(PlaceContext{ctx.problem, grouping, shown, budget, search_rng}));
+  bar.finish();
   ScoredDevices target{units.device_of_groups(placement), 0.0};
   DEVPLACE_ASSIGN_OR_RETURN(Evaluation e, ctx.evaluator.evaluate(units.to_placement(target.devices)));
   target.cost = search_cost_s(ctx.problem, e);
@@ -291,11 +299,16 @@ Status warm_start(PlacementPolicy& policy, torch::optim::Optimizer& optimizer, c
   // learning rate, enough to undo the imitation).
   set_learning_rate(optimizer, options.warm_start_learning_rate);
   const int nu = units.num_groups();
+  ProgressBar bar("warm start (imitation)", options.run.progress);
   for (int64_t step = 0; step < options.warm_start_steps && !interrupt_requested(); ++step) {
     const torch::Tensor lp = policy.log_prob_of(forced);
     if (!lp.defined()) break;
     const torch::Tensor loss = -lp.mean() / static_cast<double>(nu);
-    if (std::exp(-loss.item<double>()) >= options.warm_start_confidence) break;
+    const double probability = std::exp(-loss.item<double>());
+    bar.update(step, static_cast<double>(step) / static_cast<double>(options.warm_start_steps),
+               "steps, the target's probability per decision " + std::to_string(probability).substr(0, 5) + " (stops at " +
+                   std::to_string(options.warm_start_confidence).substr(0, 4) + ")");
+    if (probability >= options.warm_start_confidence) break;
     optimizer.zero_grad();
     loss.backward();
     torch::nn::utils::clip_grad_norm_(policy.parameters(), options.grad_clip);

@@ -8,6 +8,7 @@
 //                       with --state FILE) crashes, hangs or prints garbage,
 //                       in turn
 //   --state FILE        the request counter, kept across restarts
+//   --hang-first N      the first N measure requests (counted as above) hang
 //   --max-ops N         a device with more than N ops answers oom
 //   --hello error|crash|hang   how to answer hello (default: ready)
 //   --start-faults N    the first N starts (counted in FILE.starts with
@@ -37,6 +38,7 @@ struct Options {
   std::string hello = "ready";
   std::string record;
   int start_faults = 0;
+  int hang_first = 0;
 };
 
 // Counts this start in STATE.starts; the number of this start.
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
     else if (flag == "--hello") o.hello = value;
     else if (flag == "--record") o.record = value;
     else if (flag == "--start-faults") o.start_faults = std::atoi(value.c_str());
+    else if (flag == "--hang-first") o.hang_first = std::atoi(value.c_str());
     else {
       std::cerr << "fake_measurer: unknown option " << flag << "\n";
       return 2;
@@ -103,6 +106,7 @@ int main(int argc, char** argv) {
     } else if (type == "measure") {
       const long id = msg.at("id");
       const long n = next_request_number(o);
+      if (n <= o.hang_first) std::this_thread::sleep_for(std::chrono::hours(1));
       if (o.fault_every > 0 && n % o.fault_every == 0) {
         switch ((n / o.fault_every) % 3) {
           case 0: return 3;                                               // crash

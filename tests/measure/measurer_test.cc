@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -13,7 +15,9 @@
 #include "../test_cli.h"
 #include "../test_clusters.h"
 #include "../test_graphs.h"
+#include "common/interrupt.h"
 #include "cost/cost_model.h"
+#include "measure/child_process.h"
 #include "measure/measurer.h"
 #include "measure/protocol.h"
 #include "place/run_placer.h"
@@ -165,6 +169,49 @@ TEST(Measurer, AStartThatFailsIsOneClearError) {
   auto m = Measurer::start(f.problem, o);
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.error().message().find("exit status 127"), std::string::npos) << m.error().message();
+}
+
+TEST(Measurer, CtrlCEndsTheWaitForAHungMeasurerAtOnce) {
+  Fixture f;
+  const auto state = testing::temp_file("hang_state");
+  fs::remove(state);
+  MeasurerOptions o = fake("--hang-first 1 --state '" + state.string() + "'", /*timeout_s=*/30);  // the first request hangs
+  auto m = Measurer::start(f.problem, o);
+  ASSERT_TRUE(m.ok()) << m.error().message();
+  clear_interrupt();
+  std::thread ctrl_c([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    request_interrupt();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const Evaluation e = m.value()->evaluate(all_on(f.problem, 1)).value();
+  const double waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ctrl_c.join();
+  EXPECT_TRUE(e.failed);
+  EXPECT_LT(waited_s, 5.0);  // not the 30 s timeout
+  EXPECT_EQ(m.value()->stats().timeouts, 0);
+  // While the flag is set nothing more is measured; after it, the measurer
+  // starts again and answers.
+  EXPECT_TRUE(m.value()->evaluate(all_on(f.problem, 2)).value().failed);
+  EXPECT_EQ(m.value()->stats().measured, 0);
+  clear_interrupt();
+  EXPECT_FALSE(m.value()->evaluate(all_on(f.problem, 2)).value().failed);
+  EXPECT_EQ(m.value()->stats().starts, 2);
+  fs::remove(state);
+}
+
+TEST(ChildProcess, ReadLineReportsTheWaitAboutOnceASecond) {
+  ChildProcess child;
+  ASSERT_TRUE(child.start("sleep 5").ok());
+  std::vector<double> waits;
+  std::string line;
+  EXPECT_EQ(child.read_line(2.5, 1024, line, [&](double waited_s) { waits.push_back(waited_s); }),
+            ChildProcess::ReadResult::kTimeout);
+  ASSERT_GE(waits.size(), 2u);
+  EXPECT_TRUE(std::is_sorted(waits.begin(), waits.end()));
+  EXPECT_GE(waits[0], 0.9);
+  EXPECT_LE(waits.back(), 2.6);
+  child.stop(0);
 }
 
 TEST(Measurer, ProtocolRejectsMalformedResults) {
