@@ -3,7 +3,9 @@
 // file in memory (/dev/shm) with the importer's suffix and read through the
 // importer registry (io/importer.h), as `devplace --graph FILE` would.
 // DEVPLACE_FUZZ_IMPORTER names the importer, DEVPLACE_FUZZ_SUFFIX the file
-// name ending that makes it claim the file.
+// name ending that makes it claim the file. A graph it accepts is written
+// as devplace JSON, as `convert` would (JSON needs UTF-8 names: a graph
+// that cannot be written throws, and the fuzzer reports it).
 #include <unistd.h>
 
 #include <cstddef>
@@ -14,6 +16,7 @@
 
 #include "common/file_io.h"
 #include "io/importer.h"
+#include "io/native_json.h"
 
 namespace {
 
@@ -31,6 +34,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = "/dev/shm/devplace_fuzz_" + std::to_string(::getpid()) + DEVPLACE_FUZZ_SUFFIX;
   if (!devplace::write_text_file(path, std::string_view(reinterpret_cast<const char*>(data), size)).ok()) std::abort();
   devplace::Result<devplace::Graph> g = importer().read(path);
-  (void)g;
+  if (g.ok()) (void)devplace::graph_to_json(g.value()).dump();
   return 0;
 }

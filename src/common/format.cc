@@ -58,6 +58,52 @@ std::string format_ratio(double r) {
   return std::fabs(r) >= 1e4 ? printf_string("%.3g%s", r, "x") : printf_string("%.2f%s", r, "x");
 }
 
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  uint32_t code = 0;
+  if ((c & 0xe0) == 0xc0) n = 2, code = c & 0x1f;
+  else if ((c & 0xf0) == 0xe0) n = 3, code = c & 0x0f;
+  else if ((c & 0xf8) == 0xf0) n = 4, code = c & 0x07;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+    code = (code << 6) | (byte(i + k) & 0x3f);
+  }
+  // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8.
+  static constexpr uint32_t kMinimum[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (code < kMinimum[n] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return 0;
+  return n;
+}
+
+bool is_valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_sequence_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string valid_utf8_or_replaced(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_sequence_length(s, i);
+    if (n == 0) {
+      out += "\xef\xbf\xbd";  // U+FFFD
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
 namespace {
 
 std::string escaped(std::string_view s, size_t max) {
@@ -65,7 +111,18 @@ std::string escaped(std::string_view s, size_t max) {
   size_t i = 0;
   for (; i < s.size() && out.size() < max; ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '\n') out += "\\n";
+    if (c >= 0x80) {
+      // A whole UTF-8 character as it is; a byte that is not one, as \xNN.
+      if (const size_t n = utf8_sequence_length(s, i); n > 0) {
+        out.append(s.substr(i, n));
+        i += n - 1;
+      } else {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", c);
+        out += hex;
+      }
+    }
+    else if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == '\r') out += "\\r";
     else if (c < 0x20 || c == 0x7f) {

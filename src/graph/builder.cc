@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "common/check.h"
+#include "common/format.h"
 #include "graph/validate.h"
 
 namespace devplace {
@@ -59,6 +60,9 @@ void GraphBuilder::add_input(OpId op, TensorId tensor) {
 }
 
 Result<Graph> GraphBuilder::build() && {
+  // The name is a label (often a file's or folder's): bytes that are not
+  // UTF-8 become U+FFFD rather than fail the graph.
+  name_ = valid_utf8_or_replaced(name_);
   DEVPLACE_RETURN_IF_ERROR(validate_graph_parts(ops_, tensors_));
   DEVPLACE_ASSIGN_OR_RETURN(std::vector<OpId> order, topological_order(ops_, tensors_));
 

@@ -8,6 +8,9 @@
 #include <queue>
 #include <string>
 #include <unordered_set>
+#include <utility>
+
+#include "common/format.h"
 
 namespace devplace {
 
@@ -37,6 +40,12 @@ Status validate_graph_parts(const std::vector<Op>& ops, const std::vector<Tensor
     const std::string where = op_place(ops, id);
     if (op.name.empty()) return invalid_input("op #" + std::to_string(id) + ": name: expected a non-empty string");
     if (!op_names.insert(op.name).second) return invalid_input(where + ": name: duplicate op name");
+    // Names and labels go into JSON (placements, traces, the measurer's
+    // hello), whose strings must be UTF-8.
+    for (const auto& [field, text] : {std::pair<const char*, const std::string*>{"name", &op.name}, {"type", &op.type},
+                                      {"colocation_group", &op.colocation_group}, {"pinned_device", &op.pinned_device}}) {
+      if (!is_valid_utf8(*text)) return invalid_input(where + ": " + field + ": not valid UTF-8");
+    }
     if (bad_cost(op.flops)) return invalid_input(where + ": flops: expected a non-negative number, got " + number(op.flops));
     if (op.parameter_bytes < 0)
       return invalid_input(where + ": parameter_bytes: expected a non-negative integer, got " + std::to_string(op.parameter_bytes));
@@ -72,6 +81,7 @@ Status validate_graph_parts(const std::vector<Op>& ops, const std::vector<Tensor
     const std::string where = "tensor '" + t.name + "'";
     if (t.name.empty()) return invalid_input("tensor #" + std::to_string(id) + ": name: expected a non-empty string");
     if (!tensor_names.insert(t.name).second) return invalid_input(where + ": name: duplicate tensor name");
+    if (!is_valid_utf8(t.name)) return invalid_input(where + ": name: not valid UTF-8");
     if (t.producer < 0 || t.producer >= static_cast<OpId>(ops.size()))
       return invalid_input(where + ": has no producing op");
     for (int64_t d : t.shape) {

@@ -177,6 +177,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{sim(data("bad_missing_field.json"), "k80x1", "cpu"),
                 data("bad_missing_field.json") + ": ops[0] ('a').type: missing required field"},
         BadCase{sim(data("bad_cycle.json"), "k80x1", "cpu"), data("bad_cycle.json") + ": cycle: 'a' -> 'b' -> 'c' -> 'a'"},
+        // An op name that is not UTF-8 (JSON output could not hold it).
+        BadCase{"convert --graph " + data("bad_utf8/graph.txt") + " --out x.json",
+                data("bad_utf8/graph.txt") + ": op 'node\\xff2' (#1): name: not valid UTF-8"},
         BadCase{sim(data("bad_negative.json"), "k80x1", "cpu"),
                 data("bad_negative.json") + ": ops[0] ('a').flops: expected a non-negative number, got -5"},
         BadCase{sim(data("bad_dangling.json"), "k80x1", "cpu"),

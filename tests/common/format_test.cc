@@ -27,5 +27,18 @@ TEST(Format, HugeValuesKeepAUnitAndAShortCell) {
   }
 }
 
+TEST(Format, Utf8IsCheckedCharacterByCharacter) {
+  EXPECT_TRUE(is_valid_utf8("conv1/weights"));
+  EXPECT_TRUE(is_valid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));  // é € 😀
+  for (const char* bad : {"a\xff", "\x80", "\xc3", "\xe2\x82", "\xc0\xaf" /* overlong '/' */, "\xed\xa0\x80" /* surrogate */,
+                          "\xf4\x90\x80\x80" /* past U+10FFFF */}) {
+    EXPECT_FALSE(is_valid_utf8(bad)) << quoted_value(bad);
+  }
+  EXPECT_EQ(valid_utf8_or_replaced("b\xfe" "d\xc3\xa9"), "b\xef\xbf\xbd" "d\xc3\xa9");
+  // Messages keep whole characters and show stray bytes as \xNN.
+  EXPECT_EQ(quoted_value("node\xff\xc3\xa9\n"), "node\\xff\xc3\xa9\\n");
+  EXPECT_TRUE(is_valid_utf8(one_line(std::string("x\xc3\xa9\xe2\x82", 6))));
+}
+
 }  // namespace
 }  // namespace devplace

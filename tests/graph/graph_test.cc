@@ -84,6 +84,19 @@ TEST(GraphValidation, RejectsNegativeCostsDanglingEdgesAndDuplicates) {
     EXPECT_EQ(g.error().message(), "op 'a' (#1): name: duplicate op name");
   }
   {
+    // Names go into JSON, which must be UTF-8; a graph's own name is a
+    // label, and is mended instead.
+    GraphBuilder b("bad\xfe");
+    b.add_op("a\xff", "Op");
+    EXPECT_EQ(std::move(b).build().error().message(), "op 'a\xff' (#0): name: not valid UTF-8");
+    GraphBuilder t("types");
+    t.add_op("a", "Conv\xc3");
+    EXPECT_EQ(std::move(t).build().error().message(), "op 'a' (#0): type: not valid UTF-8");
+    GraphBuilder n("label\xfe");
+    n.add_op("a", "Op");
+    EXPECT_EQ(std::move(n).build().value().name(), "label\xef\xbf\xbd");
+  }
+  {
     GraphBuilder b("params");
     b.mutable_op(b.add_op("a", "Op")).parameter_bytes = -5;
     EXPECT_FALSE(std::move(b).build().ok());
