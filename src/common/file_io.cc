@@ -60,7 +60,23 @@ Result<std::string> read_text_file(const std::string& path, int64_t max_bytes) {
 
 Result<std::string> read_binary_file(const std::string& path, int64_t max_bytes) { return read_bounded(path, max_bytes, false); }
 
-Status write_text_file(const std::string& path, std::string_view text) {
+std::string replacement_target(const std::string& path) {
+  std::filesystem::path p(path);
+  std::error_code ec;
+  // A bounded walk: a loop of links ends where it stands, and the write
+  // then fails with the system's reason.
+  for (int hops = 0; hops < 40 && std::filesystem::is_symlink(p, ec); ++hops) {
+    const std::filesystem::path target = std::filesystem::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return p.string();
+}
+
+Status write_text_file(const std::string& given_path, std::string_view text) {
+  const std::string path = replacement_target(given_path);
+  std::error_code ec;
+  if (std::filesystem::is_symlink(path, ec)) return invalid_input(given_path + ": too many levels of symbolic links");
   // Special files (/dev/stdout, a pipe) cannot be replaced: write through.
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -90,10 +106,13 @@ Status write_text_file(const std::string& path, std::string_view text) {
   return Status::ok_status();
 }
 
-Status check_output_path(const std::string& flag, const std::string& path) {
+Status check_output_path(const std::string& flag, const std::string& given_path) {
   const std::string prefix = flag.empty() ? "" : flag + ": ";
-  if (path.empty()) return invalid_input(prefix + "expected a file name, got ''");
+  if (given_path.empty()) return invalid_input(prefix + "expected a file name, got ''");
   std::error_code ec;
+  // A link: the file it leads to is the one written.
+  const std::string path = replacement_target(given_path);
+  if (std::filesystem::is_symlink(path, ec)) return invalid_input(prefix + given_path + ": too many levels of symbolic links");
   const std::filesystem::path p(path);
   if (std::filesystem::is_directory(p, ec)) return invalid_input(prefix + path + ": is a folder, not a file");
   const std::filesystem::path parent = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();

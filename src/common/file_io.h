@@ -30,7 +30,13 @@ Result<std::string> read_binary_file(const std::string& path, int64_t max_bytes)
 
 // Replaces the file's contents atomically (a temporary file beside it,
 // then rename). "PATH: cannot open for writing" / "PATH: write failed".
+// A symbolic link is followed: its target is replaced and the link kept.
 Status write_text_file(const std::string& path, std::string_view text);
+
+// The file an atomic write to `path` replaces: `path`, or, when it is a
+// symbolic link (to a link ...), the file the links lead to, which need not
+// exist yet. The temporary file goes beside it.
+std::string replacement_target(const std::string& path);
 
 // Before any work: a file can be created or replaced at `path` (its folder
 // exists and is writable, and it is not a folder). `flag` names the option

@@ -3,6 +3,7 @@
 #include "rl/training_run.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 
 #include "place/search.h"
@@ -55,9 +56,33 @@ Status TrainingRun::record(int64_t evaluations, double mean_valid_s, double entr
   return Status::ok_status();
 }
 
+namespace {
+
+// The first of NAME.ckpt, NAME-2.ckpt, ... in `folder` that does not exist
+// yet, so that an interrupted run never overwrites another's checkpoint.
+std::string unused_checkpoint_name(const std::filesystem::path& folder, const std::string& name) {
+  std::error_code ec;
+  for (int k = 1;; ++k) {
+    const std::filesystem::path p = folder / (k == 1 ? name + ".ckpt" : name + "-" + std::to_string(k) + ".ckpt");
+    if (!std::filesystem::exists(std::filesystem::symlink_status(p, ec))) return p.string();
+  }
+}
+
+}  // namespace
+
 Status TrainingRun::save_interrupted() {
-  const std::string path = training_->checkpoint_path.empty() ? method_ + "-interrupted.ckpt" : training_->checkpoint_path;
-  DEVPLACE_RETURN_IF_ERROR(checkpoint(path));
+  std::string path = training_->checkpoint_path;
+  if (path.empty()) {
+    // Without --checkpoint: METHOD-interrupted.ckpt here, or in the
+    // temporary folder when this folder cannot take it.
+    path = unused_checkpoint_name(".", method_ + "-interrupted");
+    if (Status s = checkpoint(path); !s.ok()) {
+      path = unused_checkpoint_name(std::filesystem::temp_directory_path(), method_ + "-interrupted");
+      DEVPLACE_RETURN_IF_ERROR(checkpoint(path));
+    }
+  } else {
+    DEVPLACE_RETURN_IF_ERROR(checkpoint(path));
+  }
   std::fprintf(stderr, "%s: interrupted after %lld updates; checkpoint in %s (continue with --resume %s)\n", method_.c_str(),
                static_cast<long long>(state_->iteration), path.c_str(), path.c_str());
   return Status::ok_status();

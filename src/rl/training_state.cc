@@ -2,6 +2,8 @@
 // Checkpoints, the training log and the thread setting (training_state.h).
 #include "rl/training_state.h"
 
+#include "common/file_io.h"
+
 #include <dlfcn.h>
 #include <malloc.h>
 
@@ -69,9 +71,11 @@ Status save_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
     optimizer.save(optimizer_archive);
     archive.write("policy", policy_archive);
     archive.write("optimizer", optimizer_archive);
-    const std::string tmp = path + ".tmp";
+    // Through a symbolic link, its target is replaced (write_text_file's rule).
+    const std::string target = replacement_target(path);
+    const std::string tmp = target + ".tmp";
     archive.save_to(tmp);
-    std::filesystem::rename(tmp, path);
+    std::filesystem::rename(tmp, target);
   } catch (const std::exception& e) {
     return internal_error(path + ": cannot write the checkpoint: " + std::string(e.what()).substr(0, 200));
   }

@@ -30,6 +30,35 @@ TEST(FileIo, AFailedWriteLeavesTheOldFile) {
   EXPECT_FALSE(std::filesystem::exists(tmp));
 }
 
+TEST(FileIo, AWriteThroughALinkReplacesItsTargetAndKeepsTheLink) {
+  namespace fs = std::filesystem;
+  const fs::path dir = testing::temp_file("links");
+  fs::create_directories(dir / "real");
+  const fs::path target = dir / "real" / "placement.json";
+  ASSERT_TRUE(write_text_file(target.string(), "old\n").ok());
+  fs::create_symlink("real/placement.json", dir / "link.json");  // relative, as `ln -s` makes them
+  fs::create_symlink(dir / "link.json", dir / "link2.json");     // a link to a link
+  ASSERT_TRUE(write_text_file((dir / "link2.json").string(), "new\n").ok());
+  EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
+  EXPECT_TRUE(fs::is_symlink(dir / "link2.json"));
+  EXPECT_EQ(read_text_file(target.string()).value(), "new\n");
+  EXPECT_EQ(replacement_target((dir / "link2.json").string()), (dir / "real" / "placement.json").string());
+  // A link to a file not yet there: the file is made, the link kept.
+  fs::create_symlink("real/later.json", dir / "later.json");
+  EXPECT_TRUE(check_output_path("--out", (dir / "later.json").string()).ok());
+  ASSERT_TRUE(write_text_file((dir / "later.json").string(), "made\n").ok());
+  EXPECT_TRUE(fs::is_symlink(dir / "later.json"));
+  EXPECT_EQ(read_text_file((dir / "real" / "later.json").string()).value(), "made\n");
+  // A link into a folder that does not exist is refused before any work.
+  fs::create_symlink("nowhere/x.json", dir / "dangling.json");
+  EXPECT_FALSE(check_output_path("--out", (dir / "dangling.json").string()).ok());
+  // A loop of links fails as one error, not a hang.
+  fs::create_symlink("loop_b", dir / "loop_a");
+  fs::create_symlink("loop_a", dir / "loop_b");
+  EXPECT_FALSE(write_text_file((dir / "loop_a").string(), "x").ok());
+  fs::remove_all(dir);
+}
+
 TEST(FileIo, ReadsAreBounded) {
   const std::string path = testing::temp_file("twenty.txt").string();
   ASSERT_TRUE(write_text_file(path, std::string(20, 'x')).ok());

@@ -364,6 +364,22 @@ TEST_F(RlCheckpoint, InterruptSavesACheckpointThatResumesExactly) {
   EXPECT_EQ(rest.placement, whole.placement);
 }
 
+TEST_F(RlCheckpoint, InterruptedRunsWithoutACheckpointNameNeverOverwriteEachOther) {
+  const std::filesystem::path here = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
+  for (int run = 0; run < 2; ++run) {
+    clear_interrupt();
+    InterruptingEvaluator stopper(*problem_, 20);
+    ASSERT_TRUE(train(6, "", "", "", &stopper).ok());
+  }
+  clear_interrupt();
+  std::filesystem::current_path(here);
+  EXPECT_TRUE(std::filesystem::exists(path("rl-interrupted.ckpt")));
+  EXPECT_TRUE(std::filesystem::exists(path("rl-interrupted-2.ckpt")));
+  // Each resumes.
+  EXPECT_TRUE(train(6, "", "", path("rl-interrupted-2.ckpt")).ok());
+}
+
 // Fails every evaluation once a training log holds `rows` updates, as a
 // measurer that can no longer start would.
 class FailingEvaluator : public Evaluator {
