@@ -57,6 +57,7 @@ class HierarchicalPolicy : public PlacementPolicy {
   torch::Tensor actions_for(const torch::Tensor& devices) override;
 
   int num_groups() const { return static_cast<int>(groups_); }
+  std::string fixed_settings() const override { return placer_->fixed_settings(); }
 
  private:
   // The grouper's log-probabilities [U, N].

@@ -9,6 +9,8 @@
 // per group), over the co-location groups. Only rl/ includes torch headers.
 #pragma once
 
+#include <string>
+
 #include <torch/torch.h>
 
 namespace devplace::rl {
@@ -44,6 +46,10 @@ class PlacementPolicy : public torch::nn::Module {
     if (!actions.defined()) return {};
     return evaluate(actions).log_prob.sum(1);
   }
+
+  // Settings that shape the decisions but are not parameters ("stickiness=0;
+  // affinity=3"): a checkpoint made under others is not resumed.
+  virtual std::string fixed_settings() const { return {}; }
 };
 
 }  // namespace devplace::rl

@@ -207,6 +207,11 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
   return {devices.contiguous(), devices.contiguous(), log_prob, entropy};
 }
 
+std::string Seq2SeqNetImpl::fixed_settings() const {
+  const double affinity = options_.neighbour_devices ? options_.affinity : 0.0;
+  return "stickiness=" + std::to_string(options_.stickiness) + ";affinity=" + std::to_string(affinity);
+}
+
 Seq2SeqPolicy::Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options,
                              PlacedNeighbours neighbours)
     : features_(features.unsqueeze(0)), allowed_(allowed.unsqueeze(0)), neighbours_{std::move(neighbours)} {

@@ -90,6 +90,8 @@ class Seq2SeqNetImpl : public torch::nn::Module {
   PolicySample forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
                        double noise_std, const torch::Tensor& forced = {},
                        const std::vector<PlacedNeighbours>* neighbours = nullptr);
+  // The logit bonuses, which are options, not parameters: "stickiness=0;affinity=3".
+  std::string fixed_settings() const;
 
  private:
   PolicyOptions options_;
@@ -120,6 +122,7 @@ class Seq2SeqPolicy : public PlacementPolicy {
   PolicySample evaluate(const torch::Tensor& actions) override;
   // One decision per group: the actions are the devices.
   torch::Tensor actions_for(const torch::Tensor& devices) override;
+  std::string fixed_settings() const override { return net_->fixed_settings(); }
 
  private:
   torch::Tensor features_, allowed_;  // [1, G, F], [1, G, D]

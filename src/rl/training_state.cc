@@ -28,8 +28,8 @@ int64_t name_hash(std::string_view name) {
   return static_cast<int64_t>(h >> 1);
 }
 
-int64_t network_hash(const torch::nn::Module& network) {
-  std::string text;
+int64_t network_hash(const PlacementPolicy& network) {
+  std::string text = network.fixed_settings() + ";";
   for (const auto& item : network.named_parameters()) {
     text += item.key();
     for (int64_t n : item.value().sizes()) {
@@ -106,7 +106,7 @@ Status load_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
     Fingerprint saved{read_long("units"), read_long("devices"), read_long("samples"), read_long("method"), read_long("network")};
     if (saved.method != fp.method) return invalid_input(path + ": not a checkpoint of method '" + std::string(method) + "'");
     if (saved.network != fp.network)
-      return invalid_input(path + ": made for a network of another shape (another --policy-hidden, --attention or --neighbours)");
+      return invalid_input(path + ": made for a network of another shape or settings (another --policy-hidden, --attention, --neighbours, --stickiness or --affinity)");
     if (!(saved == fp)) {
       return invalid_input(path + ": made for " + std::to_string(saved.units) + " groups on " + std::to_string(saved.devices) +
                            " devices with " + std::to_string(saved.samples) + " samples per update; this run has " +

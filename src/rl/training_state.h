@@ -21,7 +21,8 @@
 
 namespace devplace::rl {
 
-inline constexpr int64_t kCheckpointVersion = 3;  // 2: the network's shape in the fingerprint; 3: evaluations and elites
+inline constexpr int64_t kCheckpointVersion = 4;  // 2: the network's shape in the fingerprint; 3: evaluations and elites;
+                                                  // 4: the logit bonuses in the network hash
 
 struct TrainState {
   int64_t iteration = 0;  // updates done
@@ -49,9 +50,10 @@ struct Fingerprint {
 
 // A hash of a method name, for the fingerprint.
 int64_t name_hash(std::string_view name);
-// A hash of a network's parameter names and shapes: another --policy-hidden
-// or --attention gives another.
-int64_t network_hash(const torch::nn::Module& network);
+// A hash of a network's parameter names and shapes and its fixed settings:
+// another --policy-hidden, --attention, --neighbours, --stickiness or
+// --affinity gives another.
+int64_t network_hash(const PlacementPolicy& network);
 
 // Written to FILE.tmp, then renamed, so a crash mid-write never loses the
 // previous checkpoint.

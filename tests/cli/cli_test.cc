@@ -518,8 +518,11 @@ TEST(Cli, CompareSuitePaperHasTheSixRowsOfTable1) {
 TEST(Cli, CtrlCStopsTheWholeSuiteAndMarksWhatIsPartial) {
   // SIGINT after 4 s, in local-search's first row (200,000 evaluations
   // take minutes): the suite stops, prints the row, marks the cell, exits 130.
+  // --foreground: one SIGINT to devplace alone. Without it timeout also
+  // signals its whole process group, and under load the second signal
+  // arrived after the first was handled: a second Ctrl-C, which kills.
   const std::filesystem::path out = temp_file("suite_interrupted.out");
-  const std::string cmd = std::string("timeout --preserve-status -s INT 4 '") + DEVPLACE_BINARY +
+  const std::string cmd = std::string("timeout --foreground --preserve-status -s INT 4 '") + DEVPLACE_BINARY +
                           "' compare --suite paper --methods cpu,local-search --evaluations 200000 >'" + out.string() + "' 2>/dev/null";
   const auto start = std::chrono::steady_clock::now();
   const int status = std::system(cmd.c_str());

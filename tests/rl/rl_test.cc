@@ -155,12 +155,13 @@ TEST(Rl, PolicySizeAndAttentionAreOptions) {
   // placement, and a checkpoint of one size does not load into the other.
   TinyProblem tiny(3);
   const std::string ckpt = (std::filesystem::temp_directory_path() / ("devplace_rl_size_" + std::to_string(::getpid()) + ".ckpt")).string();
-  auto sized = [&](int hidden, const std::string& attention, const std::string& checkpoint, const std::string& resume) {
+  auto sized = [&](int hidden, const std::string& attention, const std::string& checkpoint, const std::string& resume,
+                   const std::string& affinity = "3") {
     PlacerRunOptions options;
     options.grouping.kind = GroupingKind::kColocation;
     options.seed = 2;
     options.method_options = {{"iterations", "3"}, {"policy-hidden", std::to_string(hidden)}, {"attention", attention},
-                              {"warm-start", "none"}};
+                              {"warm-start", "none"}, {"affinity", affinity}};
     if (!checkpoint.empty()) options.method_options["checkpoint"] = checkpoint;
     if (!resume.empty()) options.method_options["resume"] = resume;
     return run_placer("rl", tiny.problem, tiny.sim, options);
@@ -171,9 +172,16 @@ TEST(Rl, PolicySizeAndAttentionAreOptions) {
   EXPECT_TRUE(sized(8, "additive", "", ckpt).ok());
   const Result<PlacerRun> other = sized(16, "additive", "", ckpt);
   ASSERT_FALSE(other.ok());
-  EXPECT_EQ(other.error().message(), ckpt + ": made for a network of another shape (another --policy-hidden, --attention or --neighbours)");
+  const std::string refused = ": made for a network of another shape or settings (another --policy-hidden, --attention, "
+                              "--neighbours, --stickiness or --affinity)";
+  EXPECT_EQ(other.error().message(), ckpt + refused);
   const Result<PlacerRun> multiplicative = sized(8, "multiplicative", "", ckpt);
   ASSERT_FALSE(multiplicative.ok());
+  // The affinity is no parameter, but a resume under another would change
+  // the decisions: refused too.
+  const Result<PlacerRun> affinity = sized(8, "additive", "", ckpt, "1");
+  ASSERT_FALSE(affinity.ok());
+  EXPECT_EQ(affinity.error().message(), ckpt + refused);
   std::filesystem::remove(ckpt);
 }
 
