@@ -50,6 +50,7 @@ const CommandSpec kSpec = {
                                                                          kDefaultMethods + ")"},
                                               {"training", "", "expand a forward-only graph file into a training step first"},
                                               {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
+                                              {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
                                               {"out-cluster", "FILE", "write the cluster with the fitted time_scale of each device", false, true},
                                               {"json", "", "print one JSON object"}})),
 };

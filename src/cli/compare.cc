@@ -63,6 +63,7 @@ const CommandSpec kSpec = {
                           "the methods to run (default: all but exhaustive and the learned ones, which --suite paper adds)"},
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
+                         {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
                          {"json", "", "print one JSON object"}})))),
 };
 

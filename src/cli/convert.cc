@@ -18,7 +18,8 @@ const CommandSpec kSpec = {
     {{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
      {"out", "FILE", "the native JSON file to write", true, true},
      {"training", "", "expand a forward-only graph file into a training step first"},
-     {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"}},
+     {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
+     {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"}},
 };
 }  // namespace
 

@@ -1,8 +1,50 @@
 // File: graph_options.cc
-// --training and --optimizer.
+// --training, --optimizer and --input-shape.
 #include "cli/graph_options.h"
 
+#include <algorithm>
+#include <charconv>
+#include <string>
+#include <system_error>
+
+#include "common/format.h"
+
 namespace devplace::cli {
+
+Result<InputShapes> parse_input_shapes(std::string_view text) {
+  InputShapes shapes;
+  auto bad = [&](std::string_view part) {
+    return invalid_input("--input-shape: expected NAME=DxDx... (positive dimensions), comma-separated, got " +
+                         quoted_value(std::string(part)));
+  };
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view part = text.substr(start, comma - start);
+    const size_t eq = part.rfind('=');
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == part.size()) return bad(part);
+    std::vector<int64_t> dims;
+    std::string_view rest = part.substr(eq + 1);
+    while (true) {
+      const size_t x = std::min(rest.find('x'), rest.size());
+      const std::string_view number = rest.substr(0, x);
+      int64_t d = 0;
+      const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), d);
+      if (number.empty() || ec != std::errc() || end != number.data() + number.size() || d < 1 || d > (int64_t{1} << 31))
+        return bad(part);
+      dims.push_back(d);
+      if (x == rest.size()) break;
+      rest = rest.substr(x + 1);
+    }
+    const std::string name(part.substr(0, eq));
+    for (const auto& [seen, ignored] : shapes) {
+      if (seen == name) return invalid_input("--input-shape: input '" + quoted_value(name) + "' is given twice");
+    }
+    shapes.emplace_back(name, std::move(dims));
+    start = comma + 1;
+  }
+  return shapes;
+}
 
 Result<GraphLoadOptions> graph_load_options(const Args& args) {
   GraphLoadOptions load;
@@ -11,6 +53,9 @@ Result<GraphLoadOptions> graph_load_options(const Args& args) {
     std::optional<Optimizer> parsed = parse_optimizer(*o);
     if (!parsed) return invalid_input("--optimizer: expected sgd, momentum or adam, got '" + *o + "'");
     load.optimizer = *parsed;
+  }
+  if (auto shapes = args.get("input-shape")) {
+    DEVPLACE_ASSIGN_OR_RETURN(load.input_shapes, parse_input_shapes(*shapes));
   }
   return load;
 }

@@ -1,6 +1,8 @@
 // File: graph_options.h
-// The graph-loading options the commands share (--training, --optimizer).
+// The graph-loading options the commands share (--training, --optimizer, --input-shape).
 #pragma once
+
+#include <string_view>
 
 #include "cli/args.h"
 #include "common/status.h"
@@ -8,7 +10,9 @@
 
 namespace devplace::cli {
 
-// Reads --training and --optimizer (if the command declares them).
+// Reads --training, --optimizer and --input-shape (if the command declares them).
 Result<GraphLoadOptions> graph_load_options(const Args& args);
+// "x=1x3x224x224,mask=1x128": each input's name and dimensions.
+Result<InputShapes> parse_input_shapes(std::string_view text);
 
 }  // namespace devplace::cli

@@ -23,6 +23,7 @@ const CommandSpec kSpec = {
     {{"graph", "SRC", "graph file (devplace JSON, .onnx, PipeDream graph.txt) or zoo:NAME[:k=v,...]", true},
      {"training", "", "expand a forward-only graph file into a training step"},
      {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
+     {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
      {"json", "", "print one JSON object"}},
 };
 

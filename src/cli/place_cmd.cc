@@ -51,6 +51,7 @@ const CommandSpec kSpec = {
                          {"method", "NAME", "placement method (devplace methods)", true},
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
+                         {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
                          {"out", "FILE", "write the placement (.csv for CSV, else JSON)", false, true},
                          {"json", "", "print one JSON object"}}))),
 };

@@ -36,7 +36,8 @@ const CommandSpec kSpec = {
                          {"out", "FILE", "the HTML file to write", true, true},
                          {"title", "TEXT", "the page title (default: GRAPH on CLUSTER)"},
                          {"training", "", "expand a forward-only graph file into a training step first"},
-                         {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"}}),
+                         {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
+                         {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"}}),
 };
 
 }  // namespace

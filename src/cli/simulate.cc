@@ -31,6 +31,7 @@ const CommandSpec kSpec = {
      {"placement", "PL", "placement file or method name", true},
      {"training", "", "expand a forward-only graph file into a training step first"},
      {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
+     {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
      {"trace", "FILE", "write a Chrome trace (open in ui.perfetto.dev or chrome://tracing)", false, true},
      {"out", "FILE", "write the placement used (.csv for CSV, else JSON)", false, true},
      {"json", "", "print one JSON object"}}),

@@ -11,7 +11,7 @@ namespace devplace {
 
 namespace {
 
-Result<Graph> read_graph_file(const std::string& path) {
+Result<Graph> read_graph_file(const std::string& path, const InputShapes& shapes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return not_found(path + ": cannot read file");
   std::string head(4096, '\0');
@@ -19,8 +19,15 @@ Result<Graph> read_graph_file(const std::string& path) {
   head.resize(static_cast<size_t>(in.gcount()));
   std::string known;
   for (const Importer& imp : importer_registry()) {
-    if (imp.detect(path, head)) return imp.read(path);
-    known += (known.empty() ? "" : "; ") + std::string(imp.description);
+    if (!imp.detect(path, head)) {
+      known += (known.empty() ? "" : "; ") + std::string(imp.description);
+      continue;
+    }
+    if (shapes.empty()) return imp.read(path);
+    if (imp.read_with_shapes == nullptr)
+      return invalid_input("--input-shape: " + path + " is a " + std::string(imp.description) +
+                           ", whose inputs have fixed shapes (it applies to ONNX models)");
+    return imp.read_with_shapes(path, shapes);
   }
   return invalid_input(path + ": unknown graph format (supported: " + known + "; or zoo:NAME)");
 }
@@ -30,9 +37,10 @@ Result<Graph> read_graph_file(const std::string& path) {
 Result<Graph> load_graph(const std::string& spec, const GraphLoadOptions& options) {
   if (spec.rfind("zoo:", 0) == 0) {
     if (options.training) return invalid_input(spec + ": zoo models are training steps already (training=0 turns that off)");
+    if (!options.input_shapes.empty()) return invalid_input("--input-shape: " + spec + ": zoo models have fixed shapes (set them with the model's options)");
     return build_zoo_model(std::string_view(spec).substr(4));
   }
-  DEVPLACE_ASSIGN_OR_RETURN(Graph g, read_graph_file(spec));
+  DEVPLACE_ASSIGN_OR_RETURN(Graph g, read_graph_file(spec, options.input_shapes));
   if (!options.training) return g;
   TrainingOptions t;
   t.optimizer = options.optimizer;

@@ -10,6 +10,7 @@
 #include "common/status.h"
 #include "graph/graph.h"
 #include "graph/training_step.h"
+#include "io/importer.h"
 
 namespace devplace {
 
@@ -18,6 +19,8 @@ struct GraphLoadOptions {
   // expanded by default (their own training=0 option turns it off).
   bool training = false;
   Optimizer optimizer = Optimizer::kAdam;
+  // Fixed shapes for a model's dynamic inputs (ONNX only).
+  InputShapes input_shapes;
 };
 
 Result<Graph> load_graph(const std::string& spec, const GraphLoadOptions& options = {});

@@ -6,14 +6,20 @@
 // importer_registry.cc.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
 #include "graph/graph.h"
 
 namespace devplace {
+
+// Shapes given for a model's inputs (--input-shape NAME=1x3x224x224), in
+// the order given: they replace the inputs' dynamic dimensions.
+using InputShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 
 struct Importer {
   std::string_view name;         // e.g. "devplace-json"
@@ -22,6 +28,9 @@ struct Importer {
   bool (*detect)(const std::string& path, std::string_view head);
   // Reads the whole file. Errors are prefixed with the path and name the place.
   Result<Graph> (*read)(const std::string& path);
+  // The same with input shapes; null for formats whose inputs have fixed
+  // shapes (--input-shape is then an error).
+  Result<Graph> (*read_with_shapes)(const std::string& path, const InputShapes& shapes) = nullptr;
 };
 
 const std::vector<Importer>& importer_registry();

@@ -22,7 +22,7 @@ bool detect_native_json(const std::string& path, std::string_view head) {
 const std::vector<Importer>& importer_registry() {
   static const std::vector<Importer> registry = {
       {"devplace-json", "devplace graph JSON (docs/formats.md)", &detect_native_json, &read_native_json},
-      {"onnx", "ONNX model .onnx (docs/formats.md)", &detect_onnx_model, &read_onnx_model},
+      {"onnx", "ONNX model .onnx (docs/formats.md)", &detect_onnx_model, &read_onnx_model, &read_onnx_model_with_shapes},
       {"pipedream", "PipeDream layer profile graph.txt (docs/formats.md)", &detect_pipedream_profile, &read_pipedream_profile},
   };
   return registry;

@@ -74,6 +74,21 @@ double elements(const std::vector<int64_t>& dims) {
   return n;
 }
 
+bool known_shape(const ValueInfo& v) {
+  if (!v.has_shape) return false;
+  for (int64_t d : v.dims) {
+    if (d < 0) return false;
+  }
+  return true;
+}
+
+// "3x?x224": dimensions as --input-shape takes them, ? for a symbolic one.
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::string text;
+  for (int64_t d : dims) text += (text.empty() ? "" : "x") + (d < 0 ? std::string("?") : std::to_string(d));
+  return text;
+}
+
 bool known(const ValueInfo* v) {
   if (v == nullptr || !v->has_shape) return false;
   for (int64_t d : v->dims) {
@@ -297,7 +312,8 @@ class OnnxReader {
       for (size_t d = 0; d < v->dims.size(); ++d) {
         if (v->dims[d] < 0)
           return invalid_input(source_ + ": input '" + name + "' has a symbolic dimension '" + v->symbolic + "' (dim " +
-                               std::to_string(d) + "): export the model with fixed shapes (no dynamic axes)");
+                               std::to_string(d) + "): give its shape with --input-shape " + name + "=" + dims_text(v->dims) +
+                               " (each ? a number), or export the model with fixed shapes");
       }
     }
     return Status::ok_status();
@@ -459,13 +475,51 @@ Status check_inputs_exist(const onnx::GraphProto& g, const std::string& source) 
   return Status::ok_status();
 }
 
+// --input-shape: each named data input gets the given dimensions (its
+// fixed ones must agree); the shapes inferred from the old ones are
+// dropped, to be inferred again.
+Status apply_input_shapes(onnx::ModelProto& model, const InputShapes& shapes, const std::string& source) {
+  if (shapes.empty()) return Status::ok_status();
+  onnx::GraphProto& g = *model.mutable_graph();
+  std::unordered_set<std::string> initializers;
+  for (const auto& t : g.initializer()) initializers.insert(t.name());
+  for (const auto& [name, dims] : shapes) {
+    onnx::ValueInfoProto* input = nullptr;
+    std::string names;
+    for (auto& v : *g.mutable_input()) {
+      if (initializers.count(v.name())) continue;
+      if (v.name() == name) input = &v;
+      names += (names.empty() ? "" : ", ") + v.name();
+    }
+    const std::string given = "--input-shape " + name + "=" + dims_text(dims);
+    if (input == nullptr) return invalid_input(given + ": " + source + " has no input '" + name + "' (its inputs: " + names + ")");
+    const ValueInfo old = info_of(*input);
+    if (old.has_shape && old.dims.size() != dims.size())
+      return invalid_input(given + ": " + source + "'s input '" + name + "' has " + std::to_string(old.dims.size()) +
+                           " dimensions (" + dims_text(old.dims) + ")");
+    for (size_t d = 0; old.has_shape && d < dims.size(); ++d) {
+      if (old.dims[d] >= 0 && old.dims[d] != dims[d])
+        return invalid_input(given + ": " + source + "'s input '" + name + "' is " + dims_text(old.dims) + ": dimension " +
+                             std::to_string(d) + " is fixed at " + std::to_string(old.dims[d]));
+    }
+    auto* shape = input->mutable_type()->mutable_tensor_type()->mutable_shape();
+    shape->clear_dim();
+    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+  }
+  g.clear_value_info();
+  for (auto& out : *g.mutable_output()) {
+    if (!known_shape(info_of(out))) out.mutable_type()->mutable_tensor_type()->clear_shape();
+  }
+  return Status::ok_status();
+}
+
 }  // namespace
 
 bool detect_onnx_model(const std::string& path, std::string_view) {
   return path.size() >= 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
 }
 
-Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source) {
+Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source, const InputShapes& shapes) {
   try {
     if (bytes.empty()) return invalid_input(source + ": empty file, not an ONNX model");
     onnx::ModelProto model;
@@ -486,6 +540,7 @@ Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source
       if (detail.size() > 300) detail = detail.substr(0, 297) + "...";
       return invalid_input(source + ": invalid ONNX model: " + detail);
     }
+    DEVPLACE_RETURN_IF_ERROR(apply_input_shapes(model, shapes, source));
     infer_onnx_shapes(model, source);
     return OnnxReader(model, source).read();
   } catch (const std::exception& e) {
@@ -493,9 +548,11 @@ Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source
   }
 }
 
-Result<Graph> read_onnx_model(const std::string& path) {
+Result<Graph> read_onnx_model(const std::string& path) { return read_onnx_model_with_shapes(path, {}); }
+
+Result<Graph> read_onnx_model_with_shapes(const std::string& path, const InputShapes& shapes) {
   DEVPLACE_ASSIGN_OR_RETURN(std::string bytes, read_binary_file(path, kMaxTextFileBytes));  // protobuf reads at most 2 GiB
-  return parse_onnx_model(bytes, path);
+  return parse_onnx_model(bytes, path, shapes);
 }
 
 Status write_synthetic_onnx_model(const std::string& path, int64_t target_bytes) {

@@ -14,7 +14,9 @@
 //   parameters, not tensors (they are tiny).
 // - Other graph inputs are data: "Input" ops with a CPU kernel only.
 // - Every data input must have a fixed shape: a symbolic dimension (dynamic
-//   axes) is an error naming the input and the dimension.
+//   axes) is an error naming the input and the dimension, unless
+//   --input-shape gives the input's shape (then the shapes inside are
+//   inferred again from it).
 // - FLOPs: Conv, ConvTranspose, Gemm, MatMul (batched too), LSTM, GRU, RNN,
 //   normalizations, pooling, softmax, reductions and elementwise ops from
 //   their shapes; layout ops (Reshape, Transpose, Concat, Gather, Shape, ...)
@@ -30,13 +32,17 @@
 
 #include "common/status.h"
 #include "graph/graph.h"
+#include "io/importer.h"
 
 namespace devplace {
 
 // Errors name the file and the node: "m.onnx: node 'add1' (#0): input 'ghost' names no tensor".
 Result<Graph> read_onnx_model(const std::string& path);
+// With fixed shapes for (some of) its inputs: errors name the input when it
+// does not exist or the shape contradicts the model's.
+Result<Graph> read_onnx_model_with_shapes(const std::string& path, const InputShapes& shapes);
 // Same, from the file's bytes; `source` names it in errors and warnings.
-Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source);
+Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source, const InputShapes& shapes = {});
 // For the importer registry: a ".onnx" file.
 bool detect_onnx_model(const std::string& path, std::string_view head);
 

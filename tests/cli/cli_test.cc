@@ -177,6 +177,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{sim(data("bad_missing_field.json"), "k80x1", "cpu"),
                 data("bad_missing_field.json") + ": ops[0] ('a').type: missing required field"},
         BadCase{sim(data("bad_cycle.json"), "k80x1", "cpu"), data("bad_cycle.json") + ": cycle: 'a' -> 'b' -> 'c' -> 'a'"},
+        // --input-shape: malformed, repeated, or for a format without dynamic inputs.
+        BadCase{"inspect --graph zoo:rnnlm --input-shape x=0x16",
+                "--input-shape: expected NAME=DxDx... (positive dimensions), comma-separated, got x=0x16"},
+        BadCase{"inspect --graph zoo:rnnlm --input-shape x=1,x=2", "--input-shape: input 'x' is given twice"},
+        BadCase{"inspect --graph " + data("fork.json") + " --input-shape x=1",
+                "--input-shape: " + data("fork.json") + " is a devplace graph JSON (docs/formats.md), whose inputs have fixed "
+                "shapes (it applies to ONNX models)"},
         // An op name that is not UTF-8 (JSON output could not hold it).
         BadCase{"convert --graph " + data("bad_utf8/graph.txt") + " --out x.json",
                 data("bad_utf8/graph.txt") + ": op 'node\\xff2' (#1): name: not valid UTF-8"},

@@ -128,10 +128,47 @@ INSTANTIATE_TEST_SUITE_P(
             "node '/lstm/Expand' (#78): output '/lstm/Expand_output_0' has unknown dimensions after shape inference "
             "(they depend on run-time values); export the model with fixed shapes"},
         Bad{"symbolic_batch.onnx",
-            "input 'x' has a symbolic dimension 'batch' (dim 0): export the model with fixed shapes (no dynamic axes)"},
+            "input 'x' has a symbolic dimension 'batch' (dim 0): give its shape with --input-shape x=?x16 (each ? a number), "
+            "or export the model with fixed shapes"},
         Bad{"unknown_shape.onnx",
             "node 'reshape' (#1): output 'reshaped' has unknown dimensions after shape inference (they depend on run-time "
             "values); export the model with fixed shapes"}));
+
+TEST(OnnxImporter, InputShapeFixesDynamicAxes) {
+  // The MLP exported with a symbolic batch: with --input-shape x=3x16 it
+  // imports as the fixed export does (torch's parameters, batch 3).
+  json::Json expected = json::parse_file(fixture("expected.json")).value();
+  const InputShapes shapes = {{"x", {3, 16}}};
+  Result<Graph> g = read_onnx_model_with_shapes(fixture("symbolic_batch.onnx"), shapes);
+  ASSERT_TRUE(g.ok()) << g.error().message();
+  EXPECT_EQ(g.value().total_parameter_bytes(), expected["symbolic_batch.onnx"]["parameter_bytes"].get<int64_t>());
+  // fc1: [3, 16] x [16, 32]: 2 * 3 * 32 * 16 FLOPs (Gemm or MatMul, as torch exported it).
+  EXPECT_DOUBLE_EQ(flops_of_type(g.value(), "Gemm") + flops_of_type(g.value(), "MatMul"), 2.0 * 3 * (16 * 32 + 32 * 8));
+  const std::vector<int64_t> batch3 = {3, 16};
+  EXPECT_EQ(g.value().tensor(g.value().find_tensor("x").value()).shape, batch3);
+  // Through load_graph, as the CLI calls it.
+  GraphLoadOptions load;
+  load.input_shapes = {{"x", {5, 16}}};
+  EXPECT_TRUE(load_graph(fixture("symbolic_batch.onnx"), load).ok());
+
+  struct Case {
+    InputShapes shapes;
+    std::string message;
+  };
+  const std::string f = fixture("symbolic_batch.onnx");
+  for (const Case& c : {Case{{{"y", {3, 16}}}, "--input-shape y=3x16: " + f + " has no input 'y' (its inputs: x, fc1.weight, fc1.bias, "
+                                                                          "fc2.weight, fc2.bias)"},
+                        Case{{{"x", {3}}}, "--input-shape x=3: " + f + "'s input 'x' has 2 dimensions (?x16)"},
+                        Case{{{"x", {3, 15}}}, "--input-shape x=3x15: " + f + "'s input 'x' is ?x16: dimension 1 is fixed at 16"}}) {
+    Result<Graph> bad = read_onnx_model_with_shapes(f, c.shapes);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().message(), c.message);
+  }
+  GraphLoadOptions other;
+  other.input_shapes = {{"x", {1}}};
+  EXPECT_EQ(load_graph("zoo:rnnlm", other).error().message(),
+            "--input-shape: zoo:rnnlm: zoo models have fixed shapes (set them with the model's options)");
+}
 
 TEST(OnnxImporter, SyntheticModelWithWeightsImports) {
   const std::string path = testing::temp_file("synthetic.onnx").string();
