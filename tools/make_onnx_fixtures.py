@@ -11,6 +11,10 @@ BatchNormalization node instead of being folded into the convolution):
   attention.onnx       one transformer encoder block (4 heads, d=64), batch 2, 16 tokens
   lstm.onnx            2-layer LSTM (32 -> 64), 10 steps, batch 4, and a Linear head
   symbolic_batch.onnx  a 2-layer MLP exported with a symbolic batch dimension
+  layer_scale.onnx     a convolution and ConvNeXt's layer scale (a [C, 1, 1] parameter times the output)
+  vit_expand.onnx      a class token expanded to the batch (x.expand(n, -1, -1), as ViT does), then a Linear
+  constant_weights.onnx  a 2-layer MLP whose weights are Constant nodes (as Paddle2ONNX writes them);
+                       expected.json holds its parameter bytes, counted by hand
 
 Bad fixtures, each for one error message:
 
@@ -87,6 +91,27 @@ class TinyLstm(torch.nn.Module):
         return self.fc(y)
 
 
+class LayerScale(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.gamma = torch.nn.Parameter(torch.full((8, 1, 1), 1e-6))
+
+    def forward(self, x):
+        return x.mean() + self.gamma * self.conv(x)
+
+
+class ClassToken(torch.nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.cls_token = torch.nn.Parameter(torch.zeros(1, 1, d))
+        self.head = torch.nn.Linear(d, 4)
+
+    def forward(self, x):
+        cls = self.cls_token.expand(x.shape[0], -1, -1)
+        return self.head(torch.cat([cls, x], dim=1))
+
+
 class Mlp(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -142,6 +167,8 @@ def main():
         ("attention.onnx", EncoderBlock(), torch.randn(2, 16, 64), None),
         ("lstm.onnx", TinyLstm(), torch.randn(10, 4, 32), None),
         ("symbolic_batch.onnx", Mlp(), torch.randn(3, 16), {"x": {0: "batch"}, "y": {0: "batch"}}),
+        ("layer_scale.onnx", LayerScale(), torch.randn(2, 3, 8, 8), None),
+        ("vit_expand.onnx", ClassToken(), torch.randn(2, 5, 16), None),
     ]
     for name, model, example, dynamic_axes in good:
         data = export(model, example, dynamic_axes)
@@ -185,6 +212,26 @@ def main():
                               "custom", [c_in], [c_out], value_info=[c_mid])
     write("custom_op.onnx", helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
                                                                      helper.make_opsetid("com.example", 1)]).SerializeToString())
+
+    # Weights as Constant nodes: x [2, 16] -> MatMul W1 [16, 32] -> Add b1 [32] -> Relu -> MatMul W2 [32, 8].
+    def constant(name, dims):
+        count = 1
+        for d in dims:
+            count *= d
+        return helper.make_node("Constant", [], [name], name=name + "_const",
+                                value=helper.make_tensor(name, TensorProto.FLOAT, dims, [0.01] * count))
+    cx = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16])
+    cy = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])
+    data = model_bytes(
+        [constant("w1", [16, 32]), constant("b1", [32]), constant("w2", [32, 8]),
+         helper.make_node("MatMul", ["x", "w1"], ["h"], name="fc1"),
+         helper.make_node("Add", ["h", "b1"], ["hb"], name="fc1_bias"),
+         helper.make_node("Relu", ["hb"], ["r"], name="relu"),
+         helper.make_node("MatMul", ["r", "w2"], ["y"], name="fc2")],
+        [cx], [cy], "constant_weights")
+    write("constant_weights.onnx", data)
+    expected["constant_weights.onnx"] = {"nodes": 7, "graph_inputs": 1, "parameter_bytes": (16 * 32 + 32 + 32 * 8) * 4,
+                                         "buffer_bytes": 0, "bytes": len(data), "weight_constants": 3}
 
     with open(os.path.join(OUT, "expected.json"), "w") as f:
         json.dump(expected, f, indent=1, sort_keys=True)

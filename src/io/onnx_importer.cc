@@ -29,6 +29,11 @@ struct ValueInfo {
   bool has_shape = false;
 };
 
+bool is_floating(int elem_type) {
+  using T = onnx::TensorProto;
+  return elem_type == T::FLOAT || elem_type == T::FLOAT16 || elem_type == T::BFLOAT16 || elem_type == T::DOUBLE;
+}
+
 // Element size and our closest dtype for an ONNX TensorProto element type.
 std::pair<DType, int> element(int elem_type) {
   using T = onnx::TensorProto;
@@ -95,6 +100,11 @@ bool known(const ValueInfo* v) {
     if (d < 0) return false;
   }
   return true;
+}
+
+// At most one dimension above 1: a vector, perhaps shaped to broadcast.
+bool broadcast_vector(const std::vector<int64_t>& dims) {
+  return std::count_if(dims.begin(), dims.end(), [](int64_t d) { return d > 1; }) <= 1;
 }
 
 const std::set<std::string>& layout_ops() {
@@ -264,6 +274,16 @@ class OnnxReader {
       if (is_weight_slot(n.op_type(), slot)) return true;
       const ValueInfo* v = info(name);
       if ((n.op_type() == "Add" || n.op_type() == "Mul") && v != nullptr && v->has_shape && v->dims.size() <= 1) return true;
+      // A vector shaped to broadcast ([C, 1, 1]: ConvNeXt's layer scale)
+      // against a larger operand of Add or Mul, or expanded to a batch (a
+      // class token: x.expand(n, -1, -1)).
+      if (v != nullptr && known(v) && broadcast_vector(v->dims)) {
+        if (n.op_type() == "Expand" && slot == 0) return true;
+        if ((n.op_type() == "Add" || n.op_type() == "Mul") && n.input_size() == 2) {
+          const ValueInfo* other = info(n.input(1 - slot));
+          if (known(other) && elements(other->dims) > elements(v->dims)) return true;
+        }
+      }
       if (layout_ops().count(n.op_type())) {
         for (const std::string& o : n.output()) {
           if (reaches_weight_slot(o, depth + 1)) return true;
@@ -293,6 +313,30 @@ class OnnxReader {
       }
     }
     parameters_.insert(initializers_.begin(), initializers_.end());
+    // Weights stored as Constant nodes (Paddle2ONNX writes them so): a
+    // floating-point Constant that reaches a weight operand is a parameter,
+    // and its node is no op.
+    for (int i = 0; i < g_.node_size(); ++i) {
+      const auto& n = g_.node(i);
+      if (n.op_type() != "Constant" || n.output_size() != 1) continue;
+      const onnx::TensorProto* value = nullptr;
+      for (const auto& a : n.attribute()) {
+        if (a.name() == "value" && a.has_t()) value = &a.t();
+      }
+      // Scalars are constants of the model (a scale, an epsilon), not weights.
+      int64_t count = 1;
+      if (value != nullptr) {
+        for (int64_t d : value->dims()) count *= std::max<int64_t>(d, 0);
+      }
+      if (value == nullptr || count < 2 || !is_floating(value->data_type()) || !reaches_weight_slot(n.output(0), 0)) continue;
+      ValueInfo info;
+      info.has_shape = true;
+      info.elem_type = value->data_type();
+      info.dims.assign(value->dims().begin(), value->dims().end());
+      infos_[n.output(0)] = info;
+      parameters_.insert(n.output(0));
+      constant_parameter_nodes_.insert(i);
+    }
     for (const auto& n : g_.node()) {
       if (n.op_type() != "BatchNormalization") continue;
       for (int s = 3; s < n.input_size(); ++s) {
@@ -355,6 +399,7 @@ class OnnxReader {
     // outputs first, then inputs.
     std::vector<OpId> op_of(g_.node_size());
     for (int i = 0; i < g_.node_size(); ++i) {
+      if (constant_parameter_nodes_.count(i)) continue;
       const auto& n = g_.node(i);
       const OpId op = builder_->add_op(names[i], n.op_type());
       op_of[i] = op;
@@ -372,6 +417,7 @@ class OnnxReader {
     }
     std::unordered_set<std::string> owned;
     for (int i = 0; i < g_.node_size(); ++i) {
+      if (constant_parameter_nodes_.count(i)) continue;
       const auto& n = g_.node(i);
       const OpId op = op_of[i];
       std::vector<const ValueInfo*> in, out;
@@ -450,6 +496,7 @@ class OnnxReader {
   std::string source_;
   std::unordered_map<std::string, ValueInfo> infos_;
   std::unordered_set<std::string> initializers_, parameters_, buffers_;
+  std::unordered_set<int> constant_parameter_nodes_;  // Constant nodes that hold weights: no ops
   std::vector<std::string> data_inputs_;
   std::unordered_map<std::string, std::vector<std::pair<int, int>>> consumers_;
   std::unordered_map<std::string, TensorId> tensors_;

@@ -7,9 +7,12 @@
 //   weights (torch.onnx.export(export_params=False)), the graph inputs that
 //   reach a weight operand (Conv/Gemm/MatMul B, normalization scale and bias,
 //   LSTM/GRU/RNN W, R, B, an embedding Gather's table, a rank-1 operand of
-//   Add/Mul) directly or through layout ops (Identity, Transpose, Reshape,
-//   Slice, Concat, Squeeze, Unsqueeze, Cast). A parameter's bytes belong to
-//   the first node reading it; parameters are not tensors of the graph.
+//   Add/Mul, a broadcast vector against a larger Add/Mul operand or under
+//   Expand) directly or through layout ops (Identity, Transpose, Reshape,
+//   Slice, Concat, Squeeze, Unsqueeze, Cast), and floating-point Constant
+//   nodes (2+ elements) that reach a weight operand (their nodes are no
+//   ops). A parameter's bytes belong to the first node reading it;
+//   parameters are not tensors of the graph.
 //   BatchNormalization's running mean and variance are buffers: not
 //   parameters, not tensors (they are tiny).
 // - Other graph inputs are data: "Input" ops with a CPU kernel only.
