@@ -16,6 +16,7 @@
 
 #include "common/file_io.h"
 #include "graph/builder.h"
+#include "io/onnx_constant_folding.h"
 #include "io/onnx_shape_inference.h"
 
 namespace devplace {
@@ -213,7 +214,11 @@ std::string node_place(const std::string& name, int index) { return "node '" + n
 
 class OnnxReader {
  public:
-  OnnxReader(const onnx::ModelProto& model, std::string source) : model_(model), g_(model.graph()), source_(std::move(source)) {}
+  // `folded`: initializers that constant folding made (constants of the
+  // model: neither parameters nor tensors).
+  OnnxReader(const onnx::ModelProto& model, std::string source, FoldedConstants folded = {})
+      : model_(model), g_(model.graph()), source_(std::move(source)), folded_(std::move(folded.names)),
+        file_index_(std::move(folded.node_index)) {}
 
   Result<Graph> read() {
     DEVPLACE_RETURN_IF_ERROR(collect_value_infos());
@@ -313,6 +318,10 @@ class OnnxReader {
       }
     }
     parameters_.insert(initializers_.begin(), initializers_.end());
+    for (const std::string& name : folded_) {
+      parameters_.erase(name);
+      buffers_.insert(name);
+    }
     // Weights stored as Constant nodes (Paddle2ONNX writes them so): a
     // floating-point Constant that reaches a weight operand is a parameter,
     // and its node is no op.
@@ -363,6 +372,8 @@ class OnnxReader {
     return Status::ok_status();
   }
 
+  int file_index(int i) const { return file_index_.empty() ? i : file_index_[static_cast<size_t>(i)]; }
+
   const ValueInfo* info(const std::string& name) const {
     auto it = infos_.find(name);
     return it == infos_.end() ? nullptr : &it->second;
@@ -407,9 +418,9 @@ class OnnxReader {
       for (const std::string& o : n.output()) {
         if (o.empty()) continue;
         if (tensors_.count(o) || parameters_.count(o))
-          return invalid_input(source_ + ": " + node_place(names[i], i) + ": output '" + o + "' is already produced elsewhere");
+          return invalid_input(source_ + ": " + node_place(names[i], file_index(i)) + ": output '" + o + "' is already produced elsewhere");
         if (!known(info(o)))
-          return invalid_input(source_ + ": " + node_place(names[i], i) + ": output '" + o +
+          return invalid_input(source_ + ": " + node_place(names[i], file_index(i)) + ": output '" + o +
                                "' has unknown dimensions after shape inference (they depend on run-time values); export "
                                "the model with fixed shapes");
         add_tensor(op, o);
@@ -430,7 +441,7 @@ class OnnxReader {
           continue;
         }
         auto t = tensors_.find(name);
-        if (t == tensors_.end()) return invalid_input(source_ + ": " + node_place(names[i], i) + ": input '" + name + "' names no tensor");
+        if (t == tensors_.end()) return invalid_input(source_ + ": " + node_place(names[i], file_index(i)) + ": input '" + name + "' names no tensor");
         builder_->add_input(op, t->second);
       }
       for (const std::string& name : n.output()) out.push_back(info(name));
@@ -448,7 +459,7 @@ class OnnxReader {
     std::unordered_set<std::string> used(data_inputs_.begin(), data_inputs_.end());
     for (int i = 0; i < g_.node_size(); ++i) {
       const auto& n = g_.node(i);
-      std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
+      std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(file_index(i)) : n.name();
       if (!used.insert(name).second) {
         name += "#" + std::to_string(i);
         used.insert(name);
@@ -497,6 +508,8 @@ class OnnxReader {
   std::unordered_map<std::string, ValueInfo> infos_;
   std::unordered_set<std::string> initializers_, parameters_, buffers_;
   std::unordered_set<int> constant_parameter_nodes_;  // Constant nodes that hold weights: no ops
+  std::unordered_set<std::string> folded_;
+  std::vector<int> file_index_;  // after folding, each node's index in the file; empty: the same
   std::vector<std::string> data_inputs_;
   std::unordered_map<std::string, std::vector<std::pair<int, int>>> consumers_;
   std::unordered_map<std::string, TensorId> tensors_;
@@ -520,6 +533,19 @@ Status check_inputs_exist(const onnx::GraphProto& g, const std::string& source) 
     }
   }
   return Status::ok_status();
+}
+
+// Whether some node output has no fixed shape after inference.
+bool has_unknown_output(const onnx::GraphProto& g) {
+  std::unordered_map<std::string, bool> fixed;
+  for (const auto& v : g.value_info()) fixed[v.name()] = known_shape(info_of(v));
+  for (const auto& v : g.output()) fixed[v.name()] = fixed[v.name()] || known_shape(info_of(v));
+  for (const auto& n : g.node()) {
+    for (const std::string& o : n.output()) {
+      if (!o.empty() && !fixed[o]) return true;
+    }
+  }
+  return false;
 }
 
 // --input-shape: each named data input gets the given dimensions (its
@@ -589,7 +615,15 @@ Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source
     }
     DEVPLACE_RETURN_IF_ERROR(apply_input_shapes(model, shapes, source));
     infer_onnx_shapes(model, source);
-    return OnnxReader(model, source).read();
+    // Shapes computed by constant subgraphs (torch's x.expand(n, -1, -1))
+    // stay unknown to shape inference: fold those subgraphs, then infer again.
+    FoldedConstants folded;
+    if (has_unknown_output(model.graph())) {
+      folded = fold_onnx_constants(model);
+      // The shapes found so far stay: the second inference refines them.
+      if (!folded.node_index.empty()) infer_onnx_shapes(model, source);
+    }
+    return OnnxReader(model, source, std::move(folded)).read();
   } catch (const std::exception& e) {
     return invalid_input(source + ": cannot read the ONNX model: " + e.what());
   }

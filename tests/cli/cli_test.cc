@@ -545,6 +545,21 @@ TEST(Cli, CtrlCStopsTheWholeSuiteAndMarksWhatIsPartial) {
   EXPECT_NE(text.find("Rows run: 1 of 6."), std::string::npos) << text;
 }
 
+TEST(Cli, OnnxExportsThatOnceFailedImportTrainAndPlace) {
+  // A class token expanded to the batch (constant-folded shapes), a model
+  // with dynamic axes (--input-shape), weights as Constant nodes (which
+  // imported as 0 parameters, so --training refused the model).
+  const std::string onnx = std::string(DEVPLACE_TESTDATA_DIR) + "/io/testdata/onnx/";
+  for (const std::string& graph : {onnx + "vit_expand.onnx", onnx + "symbolic_batch.onnx --input-shape x=3x16",
+                                   onnx + "constant_weights.onnx"}) {
+    const CliRun r = devplace("place --graph " + graph + " --training --cluster k80x2 --method m-etf --json");
+    ASSERT_EQ(r.exit_code, 0) << graph << ": " << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_GT(j["step_time_s"].get<double>(), 0) << graph;
+    EXPECT_FALSE(j["oom"].get<bool>()) << graph;
+  }
+}
+
 TEST(Cli, CompareSuitePaperStatesTheSearchBudget) {
   const std::string cmd = "compare --suite paper --methods expert,random-search --evaluations 5";
   CliRun text = devplace(cmd);

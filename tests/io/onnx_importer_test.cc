@@ -127,9 +127,10 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"fuzz_unsorted_nodes.onnx", "node '/lstm/Shape_2' (#160): input '/lstm/Sqneeze_output_0' names no tensor"},
         // Found by fuzz_onnx: Debian's libonnx 1.13 dereferences null inside shape inference with data
         // propagation. Inference runs in a child process (io/onnx_shape_inference.h), so devplace lives to
-        // say what it could not type.
+        // say what it could not type. (Constant folding types '/lstm/Expand' (#78); the fuzzer's Squeeze of
+        // a dimension of 4 stays untyped.)
         Bad{"libonnx_crash_data_propagation.onnx",
-            "node '/lstm/Expand' (#78): output '/lstm/Expand_output_0' has unknown dimensions after shape inference "
+            "node '/lstm/Squeeze' (#92): output '/lstm/Squeeze_output_0' has unknown dimensions after shape inference "
             "(they depend on run-time values); export the model with fixed shapes"},
         Bad{"symbolic_batch.onnx",
             "input 'x' has a symbolic dimension 'batch' (dim 0): give its shape with --input-shape x=?x16 (each ? a number), "
@@ -137,6 +138,23 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"unknown_shape.onnx",
             "node 'reshape' (#1): output 'reshaped' has unknown dimensions after shape inference (they depend on run-time "
             "values); export the model with fixed shapes"}));
+
+TEST(OnnxImporter, ShapesComputedByConstantSubgraphsAreFolded) {
+  // torch exports cls_token.expand(x.shape[0], -1, -1) as an Expand whose
+  // shape is Where(Equal(Reshape(Concat(...)), Mul(ConstantOfShape, -1)),
+  // ...): all constant, opaque to ONNX shape inference.
+  json::Json expected = json::parse_file(fixture("expected.json")).value();
+  Graph g = load("vit_expand.onnx");
+  EXPECT_EQ(g.total_parameter_bytes(), expected["vit_expand.onnx"]["parameter_bytes"].get<int64_t>());
+  const std::vector<int64_t> expanded = {2, 1, 16}, joined = {2, 6, 16};
+  EXPECT_EQ(g.tensor(g.find_tensor("/Expand_output_0").value()).shape, expanded);
+  EXPECT_EQ(g.tensor(g.find_tensor("/Concat_1_output_0").value()).shape, joined);
+  // The folded shape arithmetic is no op and no parameter: the data input,
+  // Expand, Concat, Transpose, MatMul and Add remain.
+  EXPECT_EQ(g.num_ops(), 6);
+  EXPECT_TRUE(g.find_op("/Expand").has_value());
+  EXPECT_FALSE(g.find_op("/Where").has_value());
+}
 
 TEST(OnnxImporter, InputShapeFixesDynamicAxes) {
   // The MLP exported with a symbolic batch: with --input-shape x=3x16 it
