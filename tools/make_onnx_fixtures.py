@@ -24,6 +24,11 @@ Bad fixtures, each for one error message:
   empty_graph.onnx     a model whose graph has no nodes
   dangling_input.onnx  node 'conv1' (#1) reads 'x', which nothing produces
   unknown_shape.onnx   a Reshape to a shape given at run time (a graph input)
+  control_flow.onnx    an If node whose condition is a graph input
+
+And two with hand-checked costs:
+
+  resize.onnx          Resize x2, nearest then linear, from 1x3x8x8
 
 And one that imports with a warning:
 
@@ -232,6 +237,28 @@ def main():
     write("constant_weights.onnx", data)
     expected["constant_weights.onnx"] = {"nodes": 7, "graph_inputs": 1, "parameter_bytes": (16 * 32 + 32 + 32 * 8) * 4,
                                          "buffer_bytes": 0, "bytes": len(data), "weight_constants": 3}
+
+    # A branch taken at run time: If on a graph input, a one-node graph per branch.
+    cond = helper.make_tensor_value_info("cond", TensorProto.BOOL, [])
+    fx = helper.make_tensor_value_info("fx", TensorProto.FLOAT, [2, 4])
+    fy = helper.make_tensor_value_info("fy", TensorProto.FLOAT, [2, 4])
+    then_graph = helper.make_graph([helper.make_node("Relu", ["fx"], ["t"], name="then_relu")], "then", [],
+                                   [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2, 4])])
+    else_graph = helper.make_graph([helper.make_node("Neg", ["fx"], ["e"], name="else_neg")], "else", [],
+                                   [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2, 4])])
+    write("control_flow.onnx", model_bytes(
+        [helper.make_node("Relu", ["fx"], ["fr"], name="relu"),
+         helper.make_node("If", ["cond"], ["fy"], name="branch", then_branch=then_graph, else_branch=else_graph)],
+        [cond, fx], [fy], "control_flow"))
+
+    # Resize x2 twice: nearest 1x3x8x8 -> 1x3x16x16, then linear -> 1x3x32x32.
+    rx = helper.make_tensor_value_info("rx", TensorProto.FLOAT, [1, 3, 8, 8])
+    ry = helper.make_tensor_value_info("ry", TensorProto.FLOAT, [1, 3, 32, 32])
+    scales = helper.make_tensor("scales", TensorProto.FLOAT, [4], [1.0, 1.0, 2.0, 2.0])
+    write("resize.onnx", model_bytes(
+        [helper.make_node("Resize", ["rx", "", "scales"], ["r1"], name="nearest", mode="nearest"),
+         helper.make_node("Resize", ["r1", "", "scales"], ["ry"], name="linear", mode="linear")],
+        [rx], [ry], "resize", [scales]))
 
     with open(os.path.join(OUT, "expected.json"), "w") as f:
         json.dump(expected, f, indent=1, sort_keys=True)

@@ -4,6 +4,7 @@
 #include "io/onnx_importer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -194,6 +195,17 @@ double node_flops(const onnx::NodeProto& n, const std::vector<const ValueInfo*>&
     return out_elems * k;
   }
   if (t == "GlobalAveragePool" || t == "GlobalMaxPool" || t.rfind("Reduce", 0) == 0) return in_known(0) ? elements(in[0]->dims) : 0;
+  if (t == "Resize" || t == "Upsample") {
+    // Per output element: a copy (nearest), or a weighted sum of the 2^s
+    // (linear) or 4^s (cubic) neighbours over the s spatial dimensions.
+    std::string mode = "nearest";
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "mode") mode = a.s();
+    }
+    const double spatial = out0 ? std::max<double>(1, static_cast<double>(out[0]->dims.size()) - 2) : 1;
+    const double taps = mode == "linear" || mode == "bilinear" ? std::pow(2.0, spatial) : mode == "cubic" ? std::pow(4.0, spatial) : 0.5;
+    return 2.0 * taps * out_elems;
+  }
   if (zero_flop_ops().count(t)) return 0;
   const double per = unary_flops_per_element(t);
   if (per >= 0) return per * out_elems;
@@ -208,6 +220,17 @@ bool is_weight_slot(const std::string& type, int slot) {
   if (type == "LSTM" || type == "GRU" || type == "RNN") return slot >= 1 && slot <= 3;
   if (type == "Gather") return slot == 0;
   return false;
+}
+
+// Operands that steer an op rather than feed it (a target shape, axes,
+// indices, scales, bounds): a constant read only there is no parameter.
+bool is_control_slot(const std::string& type, int slot) {
+  if (slot == 0) return type == "ConstantOfShape" || type == "Range";
+  if (type == "Reshape" || type == "Expand" || type == "Tile" || type == "Unsqueeze" || type == "Squeeze" || type == "Split" ||
+      type == "TopK" || type == "Upsample" || type == "Gather" || type == "GatherElements" || type == "Range" ||
+      type.rfind("Reduce", 0) == 0)
+    return true;
+  return type == "Slice" || type == "Pad" || type == "Resize" || type == "Clip" || type == "OneHot";
 }
 
 std::string node_place(const std::string& name, int index) { return "node '" + name + "' (#" + std::to_string(index) + ")"; }
@@ -318,6 +341,18 @@ class OnnxReader {
       }
     }
     parameters_.insert(initializers_.begin(), initializers_.end());
+    // Integer initializers (shapes, indices) and those read only as control
+    // operands (Resize's scales, Reshape's shape) are constants, not weights.
+    for (const auto& init : g_.initializer()) {
+      auto it = consumers_.find(init.name());
+      const bool control_only = it != consumers_.end() && std::all_of(it->second.begin(), it->second.end(), [&](auto c) {
+        return is_control_slot(g_.node(c.first).op_type(), c.second);
+      });
+      if (!is_floating(init.data_type()) || control_only) {
+        parameters_.erase(init.name());
+        buffers_.insert(init.name());
+      }
+    }
     for (const std::string& name : folded_) {
       parameters_.erase(name);
       buffers_.insert(name);
@@ -412,6 +447,12 @@ class OnnxReader {
     for (int i = 0; i < g_.node_size(); ++i) {
       if (constant_parameter_nodes_.count(i)) continue;
       const auto& n = g_.node(i);
+      // A subgraph whose work depends on run-time values (a branch, a trip
+      // count) has no one placement of its ops.
+      if (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan")
+        return invalid_input(source_ + ": " + node_place(names[i], file_index(i)) + ": control flow (" + n.op_type() +
+                             ") is not supported: export the model traced for fixed inputs (torch.onnx.export without "
+                             "scripting unrolls loops and takes the branch)");
       const OpId op = builder_->add_op(names[i], n.op_type());
       op_of[i] = op;
       builder_->mutable_op(op).layer = marks[i];

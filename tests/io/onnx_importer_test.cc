@@ -135,9 +135,22 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"symbolic_batch.onnx",
             "input 'x' has a symbolic dimension 'batch' (dim 0): give its shape with --input-shape x=?x16 (each ? a number), "
             "or export the model with fixed shapes"},
+        Bad{"control_flow.onnx",
+            "node 'branch' (#1): control flow (If) is not supported: export the model traced for fixed inputs "
+            "(torch.onnx.export without scripting unrolls loops and takes the branch)"},
         Bad{"unknown_shape.onnx",
             "node 'reshape' (#1): output 'reshaped' has unknown dimensions after shape inference (they depend on run-time "
             "values); export the model with fixed shapes"}));
+
+TEST(OnnxImporter, ResizeCostsItsInterpolation) {
+  // 1x3x8x8 -> 1x3x16x16 nearest (one copy per output element, counted as
+  // 1 FLOP), then -> 1x3x32x32 linear (4 neighbours weighted and summed:
+  // 8 FLOPs per output element). Its scales are a constant, not a parameter.
+  Graph g = load("resize.onnx");
+  EXPECT_DOUBLE_EQ(op_named(g, "nearest").flops, 1.0 * 3 * 16 * 16);
+  EXPECT_DOUBLE_EQ(op_named(g, "linear").flops, 8.0 * 3 * 32 * 32);
+  EXPECT_EQ(g.total_parameter_bytes(), 0);
+}
 
 TEST(OnnxImporter, ShapesComputedByConstantSubgraphsAreFolded) {
   // torch exports cls_token.expand(x.shape[0], -1, -1) as an Expand whose
