@@ -29,6 +29,7 @@ Bad fixtures, each for one error message:
 And two with hand-checked costs:
 
   resize.onnx          Resize x2, nearest then linear, from 1x3x8x8
+  static_if.onnx       an If whose condition is a Constant (true): the then-branch (a Relu) is taken
 
 And one that imports with a warning:
 
@@ -250,6 +251,13 @@ def main():
         [helper.make_node("Relu", ["fx"], ["fr"], name="relu"),
          helper.make_node("If", ["cond"], ["fy"], name="branch", then_branch=then_graph, else_branch=else_graph)],
         [cond, fx], [fy], "control_flow"))
+
+    # The same If on a constant condition: devplace takes the branch.
+    write("static_if.onnx", model_bytes(
+        [helper.make_node("Relu", ["fx"], ["fr"], name="relu"),
+         helper.make_node("Constant", [], ["always"], name="always", value=helper.make_tensor("always", TensorProto.BOOL, [], [True])),
+         helper.make_node("If", ["always"], ["fy"], name="branch", then_branch=then_graph, else_branch=else_graph)],
+        [fx], [fy], "static_if"))
 
     # Resize x2 twice: nearest 1x3x8x8 -> 1x3x16x16, then linear -> 1x3x32x32.
     rx = helper.make_tensor_value_info("rx", TensorProto.FLOAT, [1, 3, 8, 8])

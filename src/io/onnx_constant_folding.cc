@@ -205,22 +205,35 @@ class Folder {
         any = true;
       }
     }
-    if (!any) return {};
-    // The values the rest of the graph reads become initializers.
-    std::unordered_set<std::string> needed;
+    // An If whose condition is now known is replaced by the branch taken.
+    std::vector<const onnx::GraphProto*> taken(static_cast<size_t>(g_.node_size()), nullptr);
     for (int i = 0; i < g_.node_size(); ++i) {
-      if (folded[i]) continue;
-      for (const std::string& name : g_.node(i).input()) needed.insert(name);
+      const onnx::NodeProto& n = g_.node(i);
+      const IntTensor* cond = n.op_type() == "If" && (n.domain().empty() || n.domain() == "ai.onnx") ? value(n, 0) : nullptr;
+      if (cond == nullptr || cond->values.size() != 1) continue;
+      const onnx::AttributeProto* branch = attribute(n, cond->values[0] != 0 ? "then_branch" : "else_branch");
+      if (branch == nullptr || !branch->has_g() || branch->g().output_size() != n.output_size()) continue;
+      taken[i] = &branch->g();
+      any = true;
     }
-    for (const auto& o : g_.output()) needed.insert(o.name());
+    if (!any) return {};
     FoldedConstants result;
     google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
     for (int i = 0; i < g_.node_size(); ++i) {
-      if (!folded[i]) {
+      if (taken[i] != nullptr) {
+        inline_branch(g_.node(i), *taken[i], kept);
+        result.node_index.resize(static_cast<size_t>(kept.size()), i);
+      } else if (!folded[i]) {
         *kept.Add() = g_.node(i);
         result.node_index.push_back(i);
-        continue;
       }
+    }
+    // The folded values the graph left reads become initializers.
+    std::unordered_set<std::string> needed;
+    for (const onnx::NodeProto& n : kept) needed.insert(n.input().begin(), n.input().end());
+    for (const auto& o : g_.output()) needed.insert(o.name());
+    for (int i = 0; i < g_.node_size(); ++i) {
+      if (!folded[i]) continue;
       const std::string& name = g_.node(i).output(0);
       if (!needed.count(name) || initializers_.count(name)) continue;
       *g_.add_initializer() = to_proto(name, known_.at(name));
@@ -228,6 +241,56 @@ class Folder {
     }
     g_.mutable_node()->Swap(&kept);
     return result;
+  }
+
+  // Appends the branch's nodes in place of the If node `n`: the values the
+  // branch makes are renamed IF/NAME (so they cannot clash with the outer
+  // graph's), its outputs become the If's, and its initializers the outer
+  // graph's. A branch output that the branch only passes through becomes an
+  // Identity.
+  void inline_branch(const onnx::NodeProto& n, const onnx::GraphProto& branch,
+                     google::protobuf::RepeatedPtrField<onnx::NodeProto>& out) {
+    const std::string prefix = (n.name().empty() ? n.output(0) : n.name()) + "/";
+    std::unordered_map<std::string, std::string> rename;
+    for (const auto& t : branch.initializer()) rename[t.name()] = prefix + t.name();
+    for (const auto& b : branch.node()) {
+      for (const std::string& o : b.output()) {
+        if (!o.empty()) rename[o] = prefix + o;
+      }
+    }
+    for (int k = 0; k < branch.output_size(); ++k) {
+      auto it = rename.find(branch.output(k).name());
+      if (it != rename.end() && it->second != n.output(k) && !n.output(k).empty()) {
+        // Produced inside the branch: its producer writes the If's output.
+        bool produced = false;
+        for (const auto& b : branch.node()) produced = produced || std::count(b.output().begin(), b.output().end(), branch.output(k).name());
+        if (produced) {
+          it->second = n.output(k);
+          continue;
+        }
+      }
+      onnx::NodeProto* identity = out.Add();
+      identity->set_op_type("Identity");
+      identity->set_name(prefix + "output" + std::to_string(k));
+      identity->add_input(it != rename.end() ? it->second : branch.output(k).name());
+      identity->add_output(n.output(k));
+    }
+    for (const auto& t : branch.initializer()) {
+      onnx::TensorProto* copy = g_.add_initializer();
+      *copy = t;
+      copy->set_name(rename.at(t.name()));
+    }
+    for (const auto& b : branch.node()) {
+      onnx::NodeProto* copy = out.Add();
+      *copy = b;
+      copy->set_name(prefix + (b.name().empty() ? b.op_type() : b.name()));
+      for (auto& name : *copy->mutable_input()) {
+        if (auto it = rename.find(name); it != rename.end()) name = it->second;
+      }
+      for (auto& name : *copy->mutable_output()) {
+        if (auto it = rename.find(name); it != rename.end()) name = it->second;
+      }
+    }
   }
 
  private:

@@ -7,6 +7,8 @@
 // initializers and their nodes leave the graph, so that a second shape
 // inference finds the shapes they fed.
 //
+// An If whose condition folds is replaced by the branch it takes.
+//
 // Only small integer and boolean tensors (at most kMaxFoldedElements) are
 // folded, from integer initializers and Constant nodes, and Shape and Size
 // of tensors whose shapes are fixed (graph inputs, value_info). Ops folded:

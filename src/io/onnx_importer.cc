@@ -451,6 +451,7 @@ class OnnxReader {
       // count) has no one placement of its ops.
       if (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan")
         return invalid_input(source_ + ": " + node_place(names[i], file_index(i)) + ": control flow (" + n.op_type() +
+                             (n.op_type() == "If" ? " on a condition known only at run time" : "") +
                              ") is not supported: export the model traced for fixed inputs (torch.onnx.export without "
                              "scripting unrolls loops and takes the branch)");
       const OpId op = builder_->add_op(names[i], n.op_type());
@@ -589,6 +590,10 @@ bool has_unknown_output(const onnx::GraphProto& g) {
   return false;
 }
 
+bool has_branch(const onnx::GraphProto& g) {
+  return std::any_of(g.node().begin(), g.node().end(), [](const onnx::NodeProto& n) { return n.op_type() == "If"; });
+}
+
 // --input-shape: each named data input gets the given dimensions (its
 // fixed ones must agree); the shapes inferred from the old ones are
 // dropped, to be inferred again.
@@ -657,9 +662,10 @@ Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source
     DEVPLACE_RETURN_IF_ERROR(apply_input_shapes(model, shapes, source));
     infer_onnx_shapes(model, source);
     // Shapes computed by constant subgraphs (torch's x.expand(n, -1, -1))
-    // stay unknown to shape inference: fold those subgraphs, then infer again.
+    // stay unknown to shape inference: fold those subgraphs (and take the
+    // branch of an If whose condition they decide), then infer again.
     FoldedConstants folded;
-    if (has_unknown_output(model.graph())) {
+    if (has_unknown_output(model.graph()) || has_branch(model.graph())) {
       folded = fold_onnx_constants(model);
       // The shapes found so far stay: the second inference refines them.
       if (!folded.node_index.empty()) infer_onnx_shapes(model, source);

@@ -136,11 +136,23 @@ INSTANTIATE_TEST_SUITE_P(
             "input 'x' has a symbolic dimension 'batch' (dim 0): give its shape with --input-shape x=?x16 (each ? a number), "
             "or export the model with fixed shapes"},
         Bad{"control_flow.onnx",
-            "node 'branch' (#1): control flow (If) is not supported: export the model traced for fixed inputs "
-            "(torch.onnx.export without scripting unrolls loops and takes the branch)"},
+            "node 'branch' (#1): control flow (If on a condition known only at run time) is not supported: export the "
+            "model traced for fixed inputs (torch.onnx.export without scripting unrolls loops and takes the branch)"},
         Bad{"unknown_shape.onnx",
             "node 'reshape' (#1): output 'reshaped' has unknown dimensions after shape inference (they depend on run-time "
             "values); export the model with fixed shapes"}));
+
+TEST(OnnxImporter, AnIfOnAConstantConditionTakesItsBranch) {
+  Graph g = load("static_if.onnx");
+  // The input, the Relu before, and the then-branch's Relu in place of the If.
+  EXPECT_EQ(g.num_ops(), 3);
+  const Op& taken = op_named(g, "branch/then_relu");
+  EXPECT_EQ(taken.type, "Relu");
+  EXPECT_FALSE(g.find_op("branch/else_neg").has_value());
+  EXPECT_TRUE(g.find_tensor("fy").has_value());  // the If's output, now the branch's
+  const std::vector<int64_t> shape = {2, 4};
+  EXPECT_EQ(g.tensor(g.find_tensor("fy").value()).shape, shape);
+}
 
 TEST(OnnxImporter, ResizeCostsItsInterpolation) {
   // 1x3x8x8 -> 1x3x16x16 nearest (one copy per output element, counted as
