@@ -47,6 +47,21 @@ Status run_inspect(const ArgList& argv) {
     optimizer_bytes += op.optimizer_state_bytes;
   }
   for (const Tensor& t : g.tensors()) tensor_bytes += t.bytes;
+  // Per device kind: how many ops carry a measured time, and where it was
+  // measured (the other devices of that kind get it scaled).
+  json::Json times = json::Json::object();
+  std::string times_text;
+  for (DeviceKind kind : {DeviceKind::kCpu, DeviceKind::kGpu}) {
+    int measured = 0;
+    for (const Op& op : g.ops()) measured += op.has_measured_time(kind) && op.has_kernel(kind);
+    const MeasuredOn& on = g.measured_on(kind);
+    const std::string name(device_kind_name(kind));
+    times[name] = {{"measured_ops", measured}, {"measured_on", on.known() ? json::Json(on.model) : json::Json(nullptr)}};
+    if (measured == 0) continue;
+    times_text += std::string(times_text.empty() ? "" : "; ") + name + ": " + std::to_string(measured) + " ops measured" +
+                  (on.known() ? " on " + on.model + ", scaled to other " + name + "s by the roofline ratio"
+                              : ", used as they are on every " + name);
+  }
   std::vector<std::pair<std::string, int>> types(type_counts.begin(), type_counts.end());
   std::stable_sort(types.begin(), types.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
 
@@ -62,6 +77,7 @@ Status run_inspect(const ArgList& argv) {
                     {"tensor_bytes", tensor_bytes},
                     {"training_step", g.has_backward()},
                     {"phases", phase_counts},
+                    {"times", times},
                     {"op_types", type_counts}};
     std::cout << j.dump(2) << "\n";
     return Status::ok_status();
@@ -80,6 +96,7 @@ Status run_inspect(const ArgList& argv) {
             << "flops            " << format_flops(g.total_flops()) << "\n"
             << "parameters       " << format_bytes(g.total_parameter_bytes()) << "\n"
             << "optimizer state  " << format_bytes(optimizer_bytes) << "\n"
+            << "times            " << (times_text.empty() ? "estimated from FLOPs and bytes (roofline) on every device" : times_text + "; the others estimated (roofline)") << "\n"
             << "op types         ";
   for (size_t i = 0; i < types.size() && i < 12; ++i) std::cout << (i ? ", " : "") << types[i].first << " " << types[i].second;
   if (types.size() > 12) std::cout << ", ... (" << types.size() << " types)";

@@ -3,6 +3,7 @@
 #include "graph/builder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <unordered_map>
 
@@ -84,6 +85,13 @@ Result<Graph> GraphBuilder::build() && {
 
   Graph g;
   g.name_ = std::move(name_);
+  for (const MeasuredOn& m : measured_on_) {
+    if (!is_valid_utf8(m.model)) return invalid_input("measured_on: model: not valid UTF-8");
+    if (m.peak_flops < 0 || m.memory_bandwidth_bytes_per_s < 0 || !std::isfinite(m.peak_flops) ||
+        !std::isfinite(m.memory_bandwidth_bytes_per_s))
+      return invalid_input("measured_on: expected positive peak_flops and memory_bandwidth_bytes_per_s");
+  }
+  g.measured_on_ = measured_on_;
   g.ops_ = std::move(ops_);
   g.tensors_ = std::move(tensors);
   const int n = g.num_ops();

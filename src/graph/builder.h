@@ -33,6 +33,8 @@ class GraphBuilder {
   TensorId add_output(OpId op, std::string name, std::vector<int64_t> shape, DType dtype,
                       int64_t bytes = -1);
   void add_input(OpId op, TensorId tensor);
+  // Where the measured times of `kind` were taken (Graph::measured_on).
+  void set_measured_on(DeviceKind kind, MeasuredOn device) { measured_on_[static_cast<int>(kind)] = std::move(device); }
 
   Op& mutable_op(OpId id) { return ops_[id]; }
   const Op& op(OpId id) const { return ops_[id]; }
@@ -49,6 +51,7 @@ class GraphBuilder {
   std::string name_;
   std::vector<Op> ops_;
   std::vector<Tensor> tensors_;
+  std::array<MeasuredOn, kNumDeviceKinds> measured_on_{};
 };
 
 // Bytes of a dense tensor of this shape and dtype (1 element for a scalar shape).

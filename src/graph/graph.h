@@ -76,6 +76,16 @@ struct Op {
   bool has_measured_time(DeviceKind kind) const { return measured_time_s[static_cast<int>(kind)] >= 0; }
 };
 
+// The device a graph's measured times of one kind were taken on (a
+// profile's GPU): the cost model scales them to other devices of that kind
+// by the ratio of their roofline times (cost/measured_cost_model.h).
+struct MeasuredOn {
+  std::string model;                       // "NVIDIA V100 SXM2 (assumed)"
+  double peak_flops = 0;                   // 0: not known (times are used as they are)
+  double memory_bandwidth_bytes_per_s = 0;
+  bool known() const { return peak_flops > 0 && memory_bandwidth_bytes_per_s > 0; }
+};
+
 class Graph {
  public:
   const std::string& name() const { return name_; }
@@ -105,6 +115,9 @@ class Graph {
   std::optional<OpId> find_op(std::string_view name) const;
   std::optional<TensorId> find_tensor(std::string_view name) const;
 
+  // Where the measured times of `kind` were taken, if the graph says.
+  const MeasuredOn& measured_on(DeviceKind kind) const { return measured_on_[static_cast<int>(kind)]; }
+
   // Totals over all ops.
   double total_flops() const;
   int64_t total_parameter_bytes() const;
@@ -123,6 +136,7 @@ class Graph {
   std::vector<GroupId> group_of_;
   std::vector<std::string> group_names_;
   std::vector<std::vector<OpId>> group_ops_;
+  std::array<MeasuredOn, kNumDeviceKinds> measured_on_{};
 };
 
 }  // namespace devplace

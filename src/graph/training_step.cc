@@ -125,6 +125,7 @@ Result<Graph> expand_training_step(const Graph& fwd, const TrainingOptions& opti
   }
 
   GraphBuilder b(fwd.name());
+  for (DeviceKind kind : {DeviceKind::kCpu, DeviceKind::kGpu}) b.set_measured_on(kind, fwd.measured_on(kind));
   for (OpId id = 0; id < n; ++id) {
     const OpId copy = b.add_op_like(fwd.op(id));
     for (TensorId t : fwd.op(id).outputs) {

@@ -139,6 +139,26 @@ Status read_op(const Json& j, size_t i, GraphBuilder& b, std::unordered_map<std:
   return Status::ok_status();
 }
 
+// "measured_on": {"gpu": {"model": "...", "peak_flops": F, "memory_bandwidth_bytes_per_s": B}}
+Status read_measured_on(const Json& j, GraphBuilder& b) {
+  DEVPLACE_RETURN_IF_ERROR(json::require_object(j, "measured_on"));
+  DEVPLACE_RETURN_IF_ERROR(json::check_known_fields(j, {"cpu", "gpu"}, "measured_on"));
+  for (DeviceKind kind : {DeviceKind::kCpu, DeviceKind::kGpu}) {
+    const std::string key(device_kind_name(kind));
+    if (!j.contains(key)) continue;
+    const std::string where = json::join("measured_on", key);
+    const Json& d = j.at(key);
+    DEVPLACE_RETURN_IF_ERROR(json::require_object(d, where));
+    DEVPLACE_RETURN_IF_ERROR(json::check_known_fields(d, {"model", "peak_flops", "memory_bandwidth_bytes_per_s"}, where));
+    MeasuredOn on;
+    DEVPLACE_ASSIGN_OR_RETURN(on.model, json::get_string_or(d, "model", where, ""));
+    DEVPLACE_ASSIGN_OR_RETURN(on.peak_flops, json::get_positive(d, "peak_flops", where));
+    DEVPLACE_ASSIGN_OR_RETURN(on.memory_bandwidth_bytes_per_s, json::get_positive(d, "memory_bandwidth_bytes_per_s", where));
+    b.set_measured_on(kind, std::move(on));
+  }
+  return Status::ok_status();
+}
+
 }  // namespace
 
 bool is_native_graph_json(const Json& doc) {
@@ -148,7 +168,8 @@ bool is_native_graph_json(const Json& doc) {
 Result<Graph> graph_from_json(const Json& doc, const std::string& source) {
   auto fail = [&](const Error& e) { return e.with_prefix(source); };
   if (Status s = json::require_object(doc, ""); !s.ok()) return fail(s.error());
-  if (Status s = json::check_known_fields(doc, {"format", "version", "name", "ops", "export"}, ""); !s.ok()) return fail(s.error());
+  if (Status s = json::check_known_fields(doc, {"format", "version", "name", "ops", "export", "measured_on"}, ""); !s.ok())
+    return fail(s.error());
   if (!is_native_graph_json(doc))
     return fail(invalid_input("format: expected \"" + std::string(kFormat) + "\" (a devplace graph)"));
   Result<int64_t> version = json::get_int_or(doc, "version", "", kVersion);
@@ -162,6 +183,9 @@ Result<Graph> graph_from_json(const Json& doc, const std::string& source) {
   if (Status s = json::require_array(ops, "ops"); !s.ok()) return fail(s.error());
 
   GraphBuilder b(name.value());
+  if (doc.contains("measured_on")) {
+    if (Status s = read_measured_on(doc.at("measured_on"), b); !s.ok()) return fail(s.error());
+  }
   std::unordered_map<std::string, TensorId> tensor_ids;
   std::vector<PendingOp> pending(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -246,7 +270,16 @@ Json graph_to_json(const Graph& graph) {
     if (op.forward_op != kNoId) j["forward_op"] = graph.op(op.forward_op).name;
     ops.push_back(std::move(j));
   }
-  return Json{{"format", kFormat}, {"version", kVersion}, {"name", graph.name()}, {"ops", std::move(ops)}};
+  Json doc = {{"format", kFormat}, {"version", kVersion}, {"name", graph.name()}, {"ops", std::move(ops)}};
+  Json measured_on = Json::object();
+  for (DeviceKind kind : {DeviceKind::kCpu, DeviceKind::kGpu}) {
+    const MeasuredOn& on = graph.measured_on(kind);
+    if (!on.known()) continue;
+    measured_on[std::string(device_kind_name(kind))] = {
+        {"model", on.model}, {"peak_flops", on.peak_flops}, {"memory_bandwidth_bytes_per_s", on.memory_bandwidth_bytes_per_s}};
+  }
+  if (!measured_on.empty()) doc["measured_on"] = std::move(measured_on);
+  return doc;
 }
 
 Status write_native_json(const Graph& graph, const std::string& path) {

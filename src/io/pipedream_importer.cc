@@ -389,6 +389,8 @@ Result<Graph> pipedream_profile_to_graph(const PipeDreamProfile& profile, const 
   const std::vector<int32_t> order = layer_order(profile);
   const int32_t n = static_cast<int32_t>(profile.nodes.size());
   GraphBuilder b(options.graph_name);
+  b.set_measured_on(DeviceKind::kGpu, MeasuredOn{options.profiling_gpu_model, options.profiling_gpu_peak_flops,
+                                                 options.profiling_gpu_memory_bandwidth_bytes_per_s});
   std::vector<OpId> op_of(n, kNoId);
   std::vector<std::vector<TensorId>> outputs_of(n);
   for (int32_t position = 0; position < n; ++position) {

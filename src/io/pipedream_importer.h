@@ -94,8 +94,12 @@ Result<PipeDreamProfile> parse_pipedream_profile(std::string_view text, const st
 
 struct PipeDreamImportOptions {
   std::string graph_name = "pipedream";
-  // FP32 peak of the GPU the profile was measured on (assumed V100 SXM2).
+  // The GPU the profile was measured on (assumed V100 SXM2: FP32 peak and
+  // HBM2 bandwidth). Recorded as the graph's measured_on GPU, so that other
+  // GPUs get its times scaled by the roofline ratio.
   double profiling_gpu_peak_flops = 1.57e13;
+  double profiling_gpu_memory_bandwidth_bytes_per_s = 9e11;
+  std::string profiling_gpu_model = "NVIDIA V100 SXM2 (assumed: PipeDream's profiles do not say)";
   TrainingOptions training;
 };
 

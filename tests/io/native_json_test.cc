@@ -18,6 +18,11 @@ void expect_same_graph(const Graph& a, const Graph& b) {
   ASSERT_EQ(a.num_ops(), b.num_ops());
   ASSERT_EQ(a.num_tensors(), b.num_tensors());
   EXPECT_EQ(a.name(), b.name());
+  for (DeviceKind kind : {DeviceKind::kCpu, DeviceKind::kGpu}) {
+    EXPECT_EQ(a.measured_on(kind).model, b.measured_on(kind).model);
+    EXPECT_EQ(a.measured_on(kind).peak_flops, b.measured_on(kind).peak_flops);
+    EXPECT_EQ(a.measured_on(kind).memory_bandwidth_bytes_per_s, b.measured_on(kind).memory_bandwidth_bytes_per_s);
+  }
   for (OpId i = 0; i < a.num_ops(); ++i) {
     const Op& x = a.op(i);
     const Op& y = b.op(i);
@@ -48,6 +53,7 @@ void expect_same_graph(const Graph& a, const Graph& b) {
 
 Graph every_field() {
   GraphBuilder b("every field");
+  b.set_measured_on(DeviceKind::kGpu, MeasuredOn{"Tesla V100", 1.57e13, 9e11});
   const OpId x = b.add_op("x", "Input");
   b.mutable_op(x).pinned_device = "/cpu:0";
   b.mutable_op(x).kernel_mask = 1u << static_cast<int>(DeviceKind::kCpu);
@@ -130,6 +136,10 @@ INSTANTIATE_TEST_SUITE_P(
                "g.json: ops[1] ('b').outputs[0].name: tensor 't' is already produced by another op"},
         BadDoc{R"({"format": "devplace-graph", "ops": [{"name": "a", "type": "T", "measured_time_s": {"gpu": -1}}]})",
                "g.json: ops[0] ('a').measured_time_s.gpu: expected a non-negative number, got -1"},
+        BadDoc{R"({"format": "devplace-graph", "measured_on": {"gpu": {"peak_flops": 0, "memory_bandwidth_bytes_per_s": 1}}, "ops": []})",
+               "g.json: measured_on.gpu.peak_flops: expected a positive number, got 0"},
+        BadDoc{R"({"format": "devplace-graph", "measured_on": {"tpu": {}}, "ops": []})",
+               "g.json: measured_on.tpu: unknown field (known: cpu, gpu)"},
         BadDoc{R"({"format": "devplace-graph", "ops": [{"name": "a", "type": "T", "phase": "sideways"}]})",
                "g.json: ops[0] ('a').phase: expected \"forward\", \"backward\" or \"update\", got \"sideways\""},
         BadDoc{R"({"format": "devplace-graph", "ops": [{"name": "a", "type": "T", "flop": 3}]})",

@@ -21,6 +21,7 @@
 #include "common/file_io.h"
 #include "common/rng.h"
 #include "cost/cost_model.h"
+#include "cost/roofline_cost_model.h"
 #include "io/graph_source.h"
 #include "place/run_placer.h"
 #include "sim/problem.h"
@@ -248,11 +249,14 @@ TEST(PipeDreamImporter, GnmtMultiOutputLayersFeedTheirGetitems) {
   EXPECT_EQ(g.op(*g.find_op("node1")).type, "Input0");
 }
 
-TEST(PipeDreamImporter, GnmtSingleGpuStepOnK80x4IsTheMeasuredTimesPlusUpdates) {
+TEST(PipeDreamImporter, GnmtSingleGpuStepOnTheProfilingGpuIsTheMeasuredTimesPlusUpdates) {
   Result<Graph> imported = read_pipedream_profile(kDataDir + "gnmt/graph.txt");
   ASSERT_TRUE(imported.ok()) << imported.error().message();
   const Graph& g = imported.value();
-  Result<Cluster> cluster = load_cluster("k80x4");
+  // The profile's GPU is taken to be a V100 SXM2, v100x8's GPU.
+  EXPECT_EQ(g.measured_on(DeviceKind::kGpu).peak_flops, 1.57e13);
+  EXPECT_EQ(g.measured_on(DeviceKind::kGpu).memory_bandwidth_bytes_per_s, 9e11);
+  Result<Cluster> cluster = load_cluster("v100x8");
   ASSERT_TRUE(cluster.ok()) << cluster.error().message();
   std::unique_ptr<CostModel> cost = make_default_cost_model();
   Result<Problem> problem = Problem::create(g, cluster.value(), *cost);
@@ -281,12 +285,45 @@ TEST(PipeDreamImporter, GnmtSingleGpuStepOnK80x4IsTheMeasuredTimesPlusUpdates) {
   EXPECT_LE(step_s, measured_s + estimated_s + 1e-3);  // + the (empty) inputs' transfers
   // The profile's sums over its non-input layers: forward 33.533 ms +
   // backward 55.883 ms = 89.416 ms. The rest is estimated: 11 Adam updates
-  // read and write 7x the 775063808 parameter bytes at 240 GB/s x 0.7 on a
-  // K80 die, 32.29 ms, plus launches and 6 gradient sums, about 0.6 ms.
+  // read and write 7x the 775063808 parameter bytes at 900 GB/s x 0.7 on a
+  // V100, 8.61 ms, plus launches and 6 gradient sums.
   EXPECT_NEAR(measured_s, 0.089416, 1e-6);
-  EXPECT_NEAR(estimated_s, 0.0323 + 0.0006, 0.0005);
-  EXPECT_NEAR(step_s, 0.1223, 0.0005);
+  EXPECT_NEAR(estimated_s, 0.00861, 0.0005);
+  EXPECT_NEAR(step_s, measured_s + estimated_s, 1e-3);
   EXPECT_FALSE(sim.result().oom);
+}
+
+TEST(PipeDreamImporter, MeasuredTimesScaleToOtherGpusByTheRooflineRatio) {
+  // On a K80 die (4.37 TFLOP/s, 240 GB/s against the V100's 15.7 and 900)
+  // each measured time is scaled by the ratio of the op's roofline times on
+  // the two GPUs, so the single-GPU step is about 3.6x the V100's, not the
+  // same (before: 0.1223 s on the K80 against 0.0983 s on the V100).
+  const Graph g = read_pipedream_profile(kDataDir + "gnmt/graph.txt").value();
+  std::unique_ptr<CostModel> cost = make_default_cost_model();
+  RooflineCostModel roofline;
+  const Cluster k80 = load_cluster("k80x4").value(), v100 = load_cluster("v100x8").value();
+  const Problem on_k80 = Problem::create(g, k80, *cost).value(), on_v100 = Problem::create(g, v100, *cost).value();
+  const DeviceId k = *k80.first_device_of_kind(DeviceKind::kGpu), v = *v100.first_device_of_kind(DeviceKind::kGpu);
+  int scaled = 0;
+  for (OpId id = 0; id < g.num_ops(); ++id) {
+    if (!g.op(id).has_measured_time(DeviceKind::kGpu) || !g.op(id).has_kernel(DeviceKind::kGpu)) continue;
+    const double measured = g.op(id).measured_time_s[static_cast<int>(DeviceKind::kGpu)];
+    EXPECT_DOUBLE_EQ(on_v100.op_time_s(id, v), measured * v100.device(v).time_scale);
+    Device reference = k80.device(k);
+    reference.peak_flops = 1.57e13;
+    reference.memory_bandwidth_bytes_per_s = 9e11;
+    const double ratio = roofline.op_time_s(g, id, k80.device(k)) / roofline.op_time_s(g, id, reference);
+    EXPECT_NEAR(on_k80.op_time_s(id, k), measured * ratio * k80.device(k).time_scale, 1e-12) << g.op(id).name;
+    scaled += ratio > 1.01;
+  }
+  EXPECT_GT(scaled, 50);
+  auto single_gpu_step = [](const Problem& p) {
+    Simulator sim(p);
+    return sim.evaluate(run_placer("single-gpu", p, sim).value().placement).value().step_time_s;
+  };
+  const double slower = single_gpu_step(on_k80) / single_gpu_step(on_v100);
+  EXPECT_GT(slower, 3.0);
+  EXPECT_LT(slower, 3.7);
 }
 
 // ---- A tiny profile, checked by hand ----------------------------------------
