@@ -14,8 +14,8 @@ namespace devplace::cli {
 Result<InputShapes> parse_input_shapes(std::string_view text) {
   InputShapes shapes;
   auto bad = [&](std::string_view part) {
-    return invalid_input("--input-shape: expected NAME=DxDx... (positive dimensions), comma-separated, got " +
-                         quoted_value(std::string(part)));
+    return invalid_input("--input-shape: expected NAME=DxDx... (positive dimensions), comma-separated, got '" +
+                         quoted_value(std::string(part)) + "'");
   };
   size_t start = 0;
   while (start <= text.size()) {

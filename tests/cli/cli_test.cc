@@ -179,7 +179,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{sim(data("bad_cycle.json"), "k80x1", "cpu"), data("bad_cycle.json") + ": cycle: 'a' -> 'b' -> 'c' -> 'a'"},
         // --input-shape: malformed, repeated, or for a format without dynamic inputs.
         BadCase{"inspect --graph zoo:rnnlm --input-shape x=0x16",
-                "--input-shape: expected NAME=DxDx... (positive dimensions), comma-separated, got x=0x16"},
+                "--input-shape: expected NAME=DxDx... (positive dimensions), comma-separated, got 'x=0x16'"},
+        BadCase{"inspect --graph zoo:rnnlm --input-shape x=3x16,",
+                "--input-shape: expected NAME=DxDx... (positive dimensions), comma-separated, got ''"},
         BadCase{"inspect --graph zoo:rnnlm --input-shape x=1,x=2", "--input-shape: input 'x' is given twice"},
         BadCase{"inspect --graph " + data("fork.json") + " --input-shape x=1",
                 "--input-shape: " + data("fork.json") + " is a devplace graph JSON (docs/formats.md), whose inputs have fixed "
