@@ -40,6 +40,8 @@ Result<UpdateOutcome> LocalUpdates::update(int64_t it, int64_t left, double entr
   outcome.entropy = sample.entropy.mean().item<double>();
   outcome.valid_fraction = static_cast<double>(stats.num_valid) / static_cast<double>(n);
   for (int64_t epoch = 0; epoch < std::max<int64_t>(1, options_.epochs); ++epoch) {
+    // One step at least; the batch's later reuses yield to a spent time budget.
+    if (epoch > 0 && should_stop()) break;
     // The first epoch's log-probabilities are the sample's own.
     const PolicySample now = epoch == 0 ? sample : policy_.evaluate(sample.actions);
     torch::Tensor loss = policy_loss(advantage, now, sampled_log_prob, options_.clip, entropy_weight);

@@ -387,6 +387,9 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
   // a checkpoint and returns the best placement so far.
   InterruptScope interrupt_scope;
   DEVPLACE_RETURN_IF_ERROR(warm_start(policy, optimizer, units, ctx, options, seed_base, state));
+  // A spent time budget cuts an update short; Ctrl-C does not, so that its
+  // checkpoint holds whole updates and a resume repeats the run exactly.
+  if (ctx.budget.seconds > 0) source.set_stop_check([&] { return clock.progress() >= 1.0; });
 
   bool interrupted = false;
   Status failed;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -44,6 +45,16 @@ class UpdateSource {
   virtual void stop() {}
   // What the progress bar calls the run ("rl", "rl x4").
   virtual std::string label() const = 0;
+  // A check the source may call between the optimizer steps of an update
+  // (PPO's later epochs): true ends the update early (a time budget spent),
+  // so that a large graph's update does not run far past it.
+  void set_stop_check(std::function<bool()> stop) { stop_ = std::move(stop); }
+
+ protected:
+  bool should_stop() const { return stop_ && stop_(); }
+
+ private:
+  std::function<bool()> stop_;
 };
 
 }  // namespace devplace::rl
