@@ -77,14 +77,29 @@ Result<int64_t> Args::get_int_or(const std::string& name, int64_t fallback) cons
 
 std::string help_text(const CommandSpec& spec) {
   std::string s = "usage: " + spec.usage + "\n\n" + spec.summary + "\n";
-  if (!spec.options.empty()) s += "\noptions:\n";
-  for (const OptionSpec& o : spec.options) {
+  auto line = [](const OptionSpec& o) {
     std::string left = "  --" + o.name + (o.value.empty() ? "" : " " + o.value);
     if (left.size() < 26) left.resize(26, ' ');
     else left += "\n" + std::string(26, ' ');
-    s += left + o.help + (o.required ? " (required)" : "") + "\n";
+    return left + o.help + (o.required ? " (required)" : "") + "\n";
+  };
+  // The command's own options, then each section's, in order of first appearance.
+  s += "\noptions:\n";
+  std::vector<std::string> sections;
+  for (const OptionSpec& o : spec.options) {
+    if (o.section.empty()) {
+      s += line(o);
+    } else if (std::find(sections.begin(), sections.end(), o.section) == sections.end()) {
+      sections.push_back(o.section);
+    }
   }
   s += "  --help                  show this help\n";
+  for (const std::string& section : sections) {
+    s += "\n" + section + ":\n";
+    for (const OptionSpec& o : spec.options) {
+      if (o.section == section) s += line(o);
+    }
+  }
   return s;
 }
 

@@ -22,12 +22,20 @@ std::vector<OptionSpec> with_placer_options(std::vector<OptionSpec> options) {
   options.push_back({"seed", "N", "seed for randomized methods (default 1)"});
   options.push_back({"grouping", "KIND", "what placers assign: paper (merged chains, default) or colocation"});
   // The options of the methods that declare some (the learned placers'),
-  // once each, in registry order.
+  // once each, in registry order, under a heading naming the methods that
+  // take them.
   for (const PlacerInfo& info : placer_registry()) {
     for (const MethodOptionSpec& spec : info.options) {
       bool seen = false;
       for (const OptionSpec& known : options) seen = seen || known.name == spec.name;
-      if (!seen) options.push_back({spec.name, spec.value, spec.help, false, spec.output});
+      if (seen) continue;
+      std::string takers;
+      for (const PlacerInfo& other : placer_registry()) {
+        for (const MethodOptionSpec& o : other.options) {
+          if (o.name == spec.name) takers += (takers.empty() ? "" : ", ") + std::string(other.name);
+        }
+      }
+      options.push_back({spec.name, spec.value, spec.help, false, spec.output, "options of the methods " + takers});
     }
   }
   return options;

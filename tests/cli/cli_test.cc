@@ -135,6 +135,14 @@ TEST(Cli, HelpEverywhere) {
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.out.find("usage: devplace"), std::string::npos) << cmd;
   }
+  // The learned methods' options come after the command's own, under a
+  // heading that names the methods that take them.
+  const std::string help = devplace("simulate --help").out;
+  const size_t section = help.find("\noptions of the methods rl, hierarchical:\n");
+  ASSERT_NE(section, std::string::npos) << help;
+  EXPECT_GT(help.find("  --checkpoint FILE"), section);
+  EXPECT_LT(help.find("  --seed N"), section);
+  EXPECT_LT(help.find("  --help"), section);
 }
 
 struct BadCase {
