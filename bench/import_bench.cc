@@ -1,14 +1,23 @@
 // File: import_bench.cc
 // Import speed: a ~100 MB ONNX model with weights (target: under 3 s) and a
-// ~50k-op native JSON training graph (target: under 1 s), each written once
-// to a temporary file and then read as `devplace --graph FILE` reads it.
+// ~50k-op native JSON training graph (target: 0.1 s), each written once to
+// a temporary file and then read as `devplace --graph FILE` reads it; and
+// end to end, what `devplace simulate --graph FILE --cluster k80x4
+// --placement round-robin` does after start-up: read the file, build the
+// cost tables, place round-robin, simulate one step (target: 1M ops in 3 s).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 
+#include "cluster/cluster_json.h"
+#include "cost/cost_model.h"
+#include "io/graph_source.h"
 #include "io/native_json.h"
+#include "place/run_placer.h"
+#include "sim/simulator.h"
 #include "io/onnx_importer.h"
 #include "zoo/zoo.h"
 
@@ -55,6 +64,38 @@ void BM_ImportNativeJson50k(benchmark::State& state) {
   std::filesystem::remove(path);
 }
 BENCHMARK(BM_ImportNativeJson50k)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The zoo's layered model at about state.range(0) ops (a layer of width 10 is ~40 ops in a training step).
+void BM_ReadAndSimulate(benchmark::State& state) {
+  const std::string path = temp_path("end_to_end.json");
+  const int64_t layers = std::max<int64_t>(1, state.range(0) / 40);
+  Result<Graph> src = build_zoo_model("layered:width=10,layers=" + std::to_string(layers));
+  if (!src.ok()) fail(src.error());
+  if (Status s = write_native_json(src.value(), path); !s.ok()) fail(s.error());
+  src = Result<Graph>(invalid_input("freed"));  // the graph written is not kept in memory
+  Result<Cluster> cluster = load_cluster("k80x4");
+  if (!cluster.ok()) fail(cluster.error());
+  double step_s = 0;
+  int ops = 0;
+  for (auto _ : state) {
+    Result<Graph> g = load_graph(path);
+    if (!g.ok()) fail(g.error());
+    const std::unique_ptr<CostModel> cost = make_default_cost_model();
+    Result<Problem> problem = Problem::create(g.value(), cluster.value(), *cost);
+    if (!problem.ok()) fail(problem.error());
+    Simulator sim(problem.value());
+    Result<PlacerRun> placed = run_placer("round-robin", problem.value(), sim, PlacerRunOptions{});
+    if (!placed.ok()) fail(placed.error());
+    if (!sim.run(placed.value().placement).ok()) fail(invalid_input("round-robin placement rejected"));
+    step_s = sim.result().step_time_s;
+    ops = g.value().num_ops();
+  }
+  state.counters["ops"] = ops;
+  state.counters["file_MB"] = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
+  state.counters["step_s"] = step_s;
+  std::filesystem::remove(path);
+}
+BENCHMARK(BM_ReadAndSimulate)->Arg(50'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 }  // namespace devplace

@@ -1,24 +1,35 @@
 // File: native_json_fuzz.cc
 // libFuzzer target: arbitrary bytes as a native JSON graph. Any input must
 // give a Graph or an Error; never a crash, a sanitizer report or a hang.
-// A graph that reads is also made a problem on a 3-device cluster and
+// The simdjson fast path is checked against the checked reader on every
+// input (io/native_json_fast.h). A graph that reads is also made a problem on a 3-device cluster and
 // simulated round-robin, so that its sizes reach the simulator's sums.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <string_view>
+#include <optional>
+#include <string>
 
 #include "cluster/cluster_json.h"
 #include "common/json_reader.h"
 #include "cost/cost_model.h"
 #include "io/native_json.h"
+#include "io/native_json_fast.h"
 #include "sim/simulator.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  // The fast path (simdjson) must never accept what the checked reader
+  // refuses, and must build the same graph when it accepts.
+  const std::optional<devplace::Graph> fast = devplace::read_native_json_fast(text);
   devplace::Result<devplace::json::Json> doc = devplace::json::parse_text(text, "fuzz.json");
-  if (!doc.ok()) return 0;
+  if (!doc.ok()) {
+    if (fast) __builtin_trap();
+    return 0;
+  }
   devplace::Result<devplace::Graph> g = devplace::graph_from_json(doc.value(), "fuzz.json");
+  if (fast && (!g.ok() || devplace::graph_to_json(*fast).dump() != devplace::graph_to_json(g.value()).dump()))
+    __builtin_trap();
   if (g.ok()) {
     // A graph that reads back must write and read back again.
     devplace::Result<devplace::Graph> again = devplace::graph_from_json(devplace::graph_to_json(g.value()), "again");

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config   # toolchain: GCC 12, CMake 3.25, Ninja
   nlohmann-json3-dev                             # JSON reader/writer (header-only)
+  libsimdjson-dev                                # fast path of the graph JSON reader
   libgtest-dev libgmock-dev googletest           # GoogleTest through CTest
   libbenchmark-dev                               # Google Benchmark (devplace_bench)
   libonnx-dev libprotobuf-dev protobuf-compiler  # ONNX importer (libonnx + shape inference)

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
 
 #include "common/check.h"
 #include "common/format.h"
+#include "common/name_index.h"
 #include "graph/validate.h"
 
 namespace devplace {
@@ -24,6 +24,11 @@ int64_t dense_tensor_bytes(const std::vector<int64_t>& shape, DType dtype) {
 }
 
 GraphBuilder::GraphBuilder(std::string graph_name) : name_(std::move(graph_name)) {}
+
+void GraphBuilder::reserve(int ops, int tensors) {
+  ops_.reserve(static_cast<size_t>(std::max(ops, 0)));
+  tensors_.reserve(static_cast<size_t>(std::max(tensors, 0)));
+}
 
 OpId GraphBuilder::add_op(std::string name, std::string type) {
   Op op;
@@ -69,18 +74,28 @@ Result<Graph> GraphBuilder::build() && {
 
   // Canonical tensor ids: in op order, then output order, whatever order
   // they were added in, so that equal graphs number tensors alike.
-  std::vector<TensorId> new_id(tensors_.size(), kNoId);
-  std::vector<Tensor> tensors;
-  tensors.reserve(tensors_.size());
-  for (Op& op : ops_) {
-    for (TensorId& t : op.outputs) {
-      new_id[t] = static_cast<TensorId>(tensors.size());
-      tensors.push_back(std::move(tensors_[t]));
-      t = new_id[t];
-    }
+  // Readers add tensors in that order already: then nothing moves.
+  bool in_order = true;
+  TensorId next = 0;
+  for (const Op& op : ops_) {
+    for (TensorId t : op.outputs) in_order = in_order && t == next++;
   }
-  for (Op& op : ops_) {
-    for (TensorId& t : op.inputs) t = new_id[t];
+  std::vector<Tensor> tensors;
+  if (in_order) {
+    tensors = std::move(tensors_);
+  } else {
+    std::vector<TensorId> new_id(tensors_.size(), kNoId);
+    tensors.reserve(tensors_.size());
+    for (Op& op : ops_) {
+      for (TensorId& t : op.outputs) {
+        new_id[t] = static_cast<TensorId>(tensors.size());
+        tensors.push_back(std::move(tensors_[t]));
+        t = new_id[t];
+      }
+    }
+    for (Op& op : ops_) {
+      for (TensorId& t : op.inputs) t = new_id[t];
+    }
   }
 
   Graph g;
@@ -109,18 +124,19 @@ Result<Graph> GraphBuilder::build() && {
   g.topo_index_.assign(n, 0);
   for (int i = 0; i < n; ++i) g.topo_index_[g.topo_order_[i]] = i;
 
-  std::unordered_map<std::string, GroupId> group_by_name;
+  // Keys point into g.ops_, which no longer changes.
+  NameIndex group_by_name(static_cast<size_t>(n));
   g.group_of_.assign(n, kNoId);
   for (OpId id = 0; id < n; ++id) {
     const Op& op = g.ops_[id];
     const std::string& key = op.colocation_group.empty() ? op.name : op.colocation_group;
-    auto [it, inserted] = group_by_name.emplace(key, static_cast<GroupId>(g.group_names_.size()));
+    auto [group, inserted] = group_by_name.insert(key, static_cast<GroupId>(g.group_names_.size()));
     if (inserted) {
       g.group_names_.push_back(key);
       g.group_ops_.emplace_back();
     }
-    g.group_of_[id] = it->second;
-    g.group_ops_[it->second].push_back(id);
+    g.group_of_[id] = group;
+    g.group_ops_[group].push_back(id);
   }
   return g;
 }

@@ -25,6 +25,8 @@ class GraphBuilder {
  public:
   explicit GraphBuilder(std::string graph_name);
 
+  // Room for this many ops and tensors (a reader that knows saves the copies of growth).
+  void reserve(int ops, int tensors);
   // Adds an op with no inputs or outputs yet; returns its id (dense, from 0).
   OpId add_op(std::string name, std::string type);
   // Adds an op copied from `op`, except its inputs and outputs, which are cleared.

@@ -7,10 +7,10 @@
 #include <functional>
 #include <queue>
 #include <string>
-#include <unordered_set>
 #include <utility>
 
 #include "common/format.h"
+#include "common/name_index.h"
 
 namespace devplace {
 
@@ -34,60 +34,61 @@ Status validate_graph_parts(const std::vector<Op>& ops, const std::vector<Tensor
   if (ops.empty()) return invalid_input("graph has no ops");
   const int num_tensors = static_cast<int>(tensors.size());
 
-  std::unordered_set<std::string_view> op_names;
+  NameIndex op_names(ops.size());
   for (OpId id = 0; id < static_cast<OpId>(ops.size()); ++id) {
     const Op& op = ops[id];
-    const std::string where = op_place(ops, id);
+    // Built only for an error: a large graph validates millions of fields.
+    auto where = [&] { return op_place(ops, id); };
     if (op.name.empty()) return invalid_input("op #" + std::to_string(id) + ": name: expected a non-empty string");
-    if (!op_names.insert(op.name).second) return invalid_input(where + ": name: duplicate op name");
+    if (!op_names.insert(op.name, id).second) return invalid_input(where() + ": name: duplicate op name");
     // Names and labels go into JSON (placements, traces, the measurer's
     // hello), whose strings must be UTF-8.
     for (const auto& [field, text] : {std::pair<const char*, const std::string*>{"name", &op.name}, {"type", &op.type},
                                       {"colocation_group", &op.colocation_group}, {"pinned_device", &op.pinned_device}}) {
-      if (!is_valid_utf8(*text)) return invalid_input(where + ": " + field + ": not valid UTF-8");
+      if (!is_valid_utf8(*text)) return invalid_input(where() + ": " + field + ": not valid UTF-8");
     }
-    if (bad_cost(op.flops)) return invalid_input(where + ": flops: expected a non-negative number, got " + number(op.flops));
+    if (bad_cost(op.flops)) return invalid_input(where() + ": flops: expected a non-negative number, got " + number(op.flops));
     if (op.parameter_bytes < 0)
-      return invalid_input(where + ": parameter_bytes: expected a non-negative integer, got " + std::to_string(op.parameter_bytes));
+      return invalid_input(where() + ": parameter_bytes: expected a non-negative integer, got " + std::to_string(op.parameter_bytes));
     if (op.optimizer_state_bytes < 0)
-      return invalid_input(where + ": optimizer_state_bytes: expected a non-negative integer, got " +
+      return invalid_input(where() + ": optimizer_state_bytes: expected a non-negative integer, got " +
                            std::to_string(op.optimizer_state_bytes));
     if (op.memory_traffic_bytes < -1)
-      return invalid_input(where + ": memory_traffic_bytes: expected a non-negative integer, got " +
+      return invalid_input(where() + ": memory_traffic_bytes: expected a non-negative integer, got " +
                            std::to_string(op.memory_traffic_bytes));
     for (int k = 0; k < kNumDeviceKinds; ++k) {
       // Negative means "not measured"; only NaN and infinity are malformed here.
       if (!std::isfinite(op.measured_time_s[k]) || !std::isfinite(op.measured_backward_time_s[k]))
-        return invalid_input(where + ": measured time for " + std::string(device_kind_name(static_cast<DeviceKind>(k))) +
+        return invalid_input(where() + ": measured time for " + std::string(device_kind_name(static_cast<DeviceKind>(k))) +
                              ": expected a finite number");
     }
-    if ((op.kernel_mask & kAllKernels) == 0) return invalid_input(where + ": kernels: op has no kernel for any device kind");
+    if ((op.kernel_mask & kAllKernels) == 0) return invalid_input(where() + ": kernels: op has no kernel for any device kind");
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const TensorId t = op.inputs[i];
       if (t < 0 || t >= num_tensors)
-        return invalid_input(where + ": inputs[" + std::to_string(i) + "]: dangling edge to tensor #" + std::to_string(t));
+        return invalid_input(where() + ": inputs[" + std::to_string(i) + "]: dangling edge to tensor #" + std::to_string(t));
     }
     for (size_t i = 0; i < op.outputs.size(); ++i) {
       const TensorId t = op.outputs[i];
       if (t < 0 || t >= num_tensors || tensors[t].producer != id)
-        return invalid_input(where + ": outputs[" + std::to_string(i) + "]: tensor #" + std::to_string(t) +
+        return invalid_input(where() + ": outputs[" + std::to_string(i) + "]: tensor #" + std::to_string(t) +
                              " is not produced by this op");
     }
   }
 
-  std::unordered_set<std::string_view> tensor_names;
+  NameIndex tensor_names(tensors.size());
   for (TensorId id = 0; id < num_tensors; ++id) {
     const Tensor& t = tensors[id];
-    const std::string where = "tensor '" + t.name + "'";
+    auto where = [&] { return "tensor '" + t.name + "'"; };
     if (t.name.empty()) return invalid_input("tensor #" + std::to_string(id) + ": name: expected a non-empty string");
-    if (!tensor_names.insert(t.name).second) return invalid_input(where + ": name: duplicate tensor name");
-    if (!is_valid_utf8(t.name)) return invalid_input(where + ": name: not valid UTF-8");
+    if (!tensor_names.insert(t.name, id).second) return invalid_input(where() + ": name: duplicate tensor name");
+    if (!is_valid_utf8(t.name)) return invalid_input(where() + ": name: not valid UTF-8");
     if (t.producer < 0 || t.producer >= static_cast<OpId>(ops.size()))
-      return invalid_input(where + ": has no producing op");
+      return invalid_input(where() + ": has no producing op");
     for (int64_t d : t.shape) {
-      if (d < 0) return invalid_input(where + ": shape: expected non-negative dimensions, got " + std::to_string(d));
+      if (d < 0) return invalid_input(where() + ": shape: expected non-negative dimensions, got " + std::to_string(d));
     }
-    if (t.bytes < 0) return invalid_input(where + ": bytes: expected a non-negative integer, got " + std::to_string(t.bytes));
+    if (t.bytes < 0) return invalid_input(where() + ": bytes: expected a non-negative integer, got " + std::to_string(t.bytes));
   }
   return Status::ok_status();
 }
@@ -95,11 +96,18 @@ Status validate_graph_parts(const std::vector<Op>& ops, const std::vector<Tensor
 Result<std::vector<OpId>> topological_order(const std::vector<Op>& ops, const std::vector<Tensor>& tensors) {
   const int n = static_cast<int>(ops.size());
   std::vector<int32_t> pending(n, 0);
-  std::vector<std::vector<OpId>> successors(n);
+  // Successor lists in one array (CSR): first[p]..first[p+1] are p's.
+  std::vector<int32_t> first(n + 1, 0);
   for (OpId id = 0; id < n; ++id) {
-    for (TensorId t : ops[id].inputs) {
-      successors[tensors[t].producer].push_back(id);
-      ++pending[id];
+    for (TensorId t : ops[id].inputs) ++first[tensors[t].producer + 1];
+    pending[id] = static_cast<int32_t>(ops[id].inputs.size());
+  }
+  for (int i = 0; i < n; ++i) first[i + 1] += first[i];
+  std::vector<OpId> successors(first[n]);
+  {
+    std::vector<int32_t> next(first.begin(), first.end() - 1);
+    for (OpId id = 0; id < n; ++id) {
+      for (TensorId t : ops[id].inputs) successors[next[tensors[t].producer]++] = id;
     }
   }
   std::priority_queue<OpId, std::vector<OpId>, std::greater<>> ready;
@@ -112,8 +120,8 @@ Result<std::vector<OpId>> topological_order(const std::vector<Op>& ops, const st
     const OpId id = ready.top();
     ready.pop();
     order.push_back(id);
-    for (OpId s : successors[id]) {
-      if (--pending[s] == 0) ready.push(s);
+    for (int32_t k = first[id]; k < first[id + 1]; ++k) {
+      if (--pending[successors[k]] == 0) ready.push(successors[k]);
     }
   }
   if (static_cast<int>(order.size()) == n) return order;

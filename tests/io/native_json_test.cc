@@ -7,7 +7,9 @@
 
 #include "../test_temp.h"
 
+#include "common/file_io.h"
 #include "graph/builder.h"
+#include "io/native_json_fast.h"
 #include "graph/training_step.h"
 #include "zoo/zoo.h"
 
@@ -98,6 +100,73 @@ TEST(NativeJson, FileRoundTrip) {
   expect_same_graph(every_field(), back.value());
 }
 
+// The fast path (simdjson) takes ordinary files and builds what the checked reader builds.
+TEST(NativeJsonFast, BuildsTheSameGraphAsTheCheckedReader) {
+  std::vector<Graph> graphs;
+  graphs.push_back(every_field());
+  for (const char* model : {"nmt", "rnnlm", "inception_v3", "layered:layers=5,width=4"})
+    graphs.push_back(build_zoo_model(model).value());
+  for (const Graph& g : graphs) {
+    SCOPED_TRACE(g.name());
+    for (int indent : {-1, 1}) {
+      const std::string text = graph_to_json(g).dump(indent);
+      std::optional<Graph> fast = read_native_json_fast(text);
+      ASSERT_TRUE(fast.has_value());
+      expect_same_graph(graph_from_json(json::parse_text(text, "mem").value(), "mem").value(), *fast);
+      EXPECT_EQ(graph_to_json(*fast).dump(indent), text);
+    }
+  }
+}
+
+// What the fast path is not sure of goes to the checked reader, which
+// decides: here it accepts each (integral numbers written as decimals, a
+// byte-order mark, an "export" block, an escaped key).
+TEST(NativeJsonFast, LeavesUnusualButValidFilesToTheCheckedReader) {
+  const std::string op = R"("name": "a", "type": "T", "outputs": [{"name": "a:0", "shape": [2]}])";
+  for (const std::string& text : {
+           R"({"format": "devplace-graph", "ops": [{)" + op + R"(, "parameter_bytes": 4.0}]})",
+           R"({"format": "devplace-graph", "ops": [{)" + op + R"(, "layer": 1e1}]})",
+           R"({"format": "devplace-graph", "version": 1.0, "ops": [{)" + op + "}]}",
+           "\xEF\xBB\xBF" R"({"format": "devplace-graph", "ops": [{)" + op + "}]}",
+           R"({"format": "devplace-graph", "export": {"a": [1, {"b": null}]}, "ops": [{)" + op + "}]}",
+           R"({"format": "devplace-graph", "ops": [{)" + op + R"(, "fl\u006fps": 3}]})"}) {
+    SCOPED_TRACE(text);
+    Result<json::Json> doc = json::parse_text(text, "mem");
+    ASSERT_TRUE(doc.ok()) << doc.error().message();
+    Result<Graph> checked = graph_from_json(doc.value(), "mem");
+    ASSERT_TRUE(checked.ok()) << checked.error().message();
+    const std::string path = testing::temp_file("unusual.json").string();
+    ASSERT_TRUE(write_text_file(path, text).ok());
+    Result<Graph> g = read_native_json(path);
+    ASSERT_TRUE(g.ok()) << g.error().message();
+    expect_same_graph(checked.value(), g.value());
+    std::optional<Graph> fast = read_native_json_fast(text);
+    if (fast) expect_same_graph(checked.value(), *fast);
+  }
+}
+
+// Files the checked reader refuses though each value is fine on its own: the fast path must decline them too.
+TEST(NativeJsonFast, DeclinesWhatTheCheckedReaderRefuses) {
+  const std::string op = R"("name": "a", "type": "T")";
+  std::string deep = std::string(300, '[') + std::string(300, ']');
+  for (const std::string& text : {
+           R"({"format": "devplace-graph", "ops": [{)" + op + R"(, "flops": 1, "flops": 2}]})",
+           R"({"format": "devplace-graph", "ops": [{)" + op + R"(, "measured_time_s": {"gpu": 1, "gpu": 2}}]})",
+           R"({"format": "devplace-graph", "export": {"a": 1, "a": 2}, "ops": [{)" + op + "}]}",
+           R"({"format": "devplace-graph", "export": )" + deep + R"(, "ops": [{)" + op + "}]}",
+           R"({"format": "devplace-graph", "ops": [{)" + op + "}]} trailing",
+           R"({"format": "devplace-graph", "ops": [{)" + op + R"(, "parameter_bytes": 9223372036854775808}]})",
+           R"({"format": "devplace-graph", "ops": [{)" + op + R"(, "layer": 2147483648}]})",
+           R"({"format": "devplace-graph", "ops": [{)" + op + R"(, "kernels": []}]})",
+           R"({"format": "devplace-graph", "ops": [{)" + op + R"(, "inputs": ["nowhere"]}]})",
+           R"({"format": "devplace-graph", "ops": [{)" + op + "}, {" + op + "}]}"}) {
+    SCOPED_TRACE(text);
+    EXPECT_FALSE(read_native_json_fast(text).has_value());
+    Result<json::Json> doc = json::parse_text(text, "mem");
+    if (doc.ok()) EXPECT_FALSE(graph_from_json(doc.value(), "mem").ok());
+  }
+}
+
 struct BadDoc {
   const char* text;
   const char* message;
@@ -118,6 +187,18 @@ TEST_P(NativeJsonErrors, NameTheFileAndPlace) {
     message = g.error().message();
   }
   EXPECT_EQ(message, GetParam().message);
+}
+
+// The fast path declines every bad file, and reading it from a file gives the checked reader's message.
+TEST_P(NativeJsonErrors, FastPathDeclinesAndTheFileReaderSaysTheSame) {
+  EXPECT_FALSE(read_native_json_fast(GetParam().text).has_value());
+  const std::string path = testing::temp_file("g.json").string();
+  ASSERT_TRUE(write_text_file(path, GetParam().text).ok());
+  Result<Graph> g = read_native_json(path);
+  ASSERT_FALSE(g.ok());
+  std::string expected = GetParam().message;
+  expected.replace(0, std::string("g.json").size(), path);
+  EXPECT_EQ(g.error().message(), expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(

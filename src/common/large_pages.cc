@@ -1,0 +1,60 @@
+// File: large_pages.cc
+// Large blocks on transparent huge pages. Linked into the executables
+// (devplace, devplace_bench), not the libraries: it replaces the global
+// operator new and delete of the whole process, as C++ allows, so that
+// blocks of 4 MiB and more (a graph file's text, the JSON parser's
+// document, the op and tensor arrays of a large graph, the simulator's
+// tables) are asked of the kernel as 2 MiB pages (madvise MADV_HUGEPAGE;
+// Debian's default THP mode honours it). Smaller blocks are plain malloc.
+//
+// Why: a first touch of a 4 KiB page is a page fault, and on virtual
+// machines a fault is dear. Reading a 50k-op graph (20 MB of JSON) touched
+// about 17,000 pages; with this, a few dozen 2 MiB pages. See
+// docs/formats.md (Import speed) for the figures.
+//
+// Not in sanitizer or fuzzer builds: their allocators track every block.
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdlib>
+#include <new>
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && !defined(DEVPLACE_NO_LARGE_PAGES)
+
+namespace {
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kLargeBlock = std::size_t{4} << 20;
+
+void* allocate(std::size_t size) noexcept {
+  if (size >= kLargeBlock) {
+    // Whole huge pages, aligned on one: aligned_alloc's size must be a multiple of the alignment.
+    const std::size_t rounded = (size + kHugePage - 1) & ~(kHugePage - 1);
+    if (rounded < size) return nullptr;  // overflow
+    void* p = std::aligned_alloc(kHugePage, rounded);
+    if (p != nullptr) (void)::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: a refusal is harmless
+    return p;
+  }
+  return std::malloc(size == 0 ? 1 : size);
+}
+
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (void* p = allocate(size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) {
+  if (void* p = allocate(size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return allocate(size); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return allocate(size); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+
+#endif
