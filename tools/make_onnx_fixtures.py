@@ -30,6 +30,8 @@ And two with hand-checked costs:
 
   resize.onnx          Resize x2, nearest then linear, from 1x3x8x8
   static_if.onnx       an If whose condition is a Constant (true): the then-branch (a Relu) is taken
+  static_loop.onnx     a Loop of a constant 3 iterations (MatMul, Tanh) with a scan output: unrolled
+  dynamic_loop.onnx    the same Loop with its trip count a graph input: an error naming the node
 
 And one that imports with a warning:
 
@@ -258,6 +260,35 @@ def main():
          helper.make_node("Constant", [], ["always"], name="always", value=helper.make_tensor("always", TensorProto.BOOL, [], [True])),
          helper.make_node("If", ["always"], ["fy"], name="branch", then_branch=then_graph, else_branch=else_graph)],
         [fx], [fy], "static_if"))
+
+    # A Loop of 3 iterations (a constant trip count, a condition that stays
+    # true) carrying h [2,4] through Tanh(MatMul(h, w)) with w [4,4] of the
+    # outer graph, scanning each iteration's h: devplace unrolls it.
+    lh = helper.make_tensor_value_info("h0", TensorProto.FLOAT, [2, 4])
+    hs = helper.make_tensor_value_info("hs", TensorProto.FLOAT, [3, 2, 4])
+    hl = helper.make_tensor_value_info("h_last", TensorProto.FLOAT, [2, 4])
+    w = helper.make_tensor("w", TensorProto.FLOAT, [4, 4], [0.1 * i for i in range(16)])
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["h_in", "w"], ["mm"], name="cell_matmul"),
+         helper.make_node("Tanh", ["mm"], ["h_out"], name="cell_tanh"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep_going"),
+         helper.make_node("Identity", ["h_out"], ["h_scan"], name="scan")],
+        "cell",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [2, 4]),
+         helper.make_tensor_value_info("h_scan", TensorProto.FLOAT, [2, 4])])
+    trips = helper.make_node("Constant", [], ["trips"], name="trips", value=helper.make_tensor("trips", TensorProto.INT64, [], [3]))
+    write("static_loop.onnx", model_bytes(
+        [trips, helper.make_node("Loop", ["trips", "", "h0"], ["h_last", "hs"], name="rnn", body=body)],
+        [lh], [hl, hs], "static_loop", [w]))
+    # The same Loop with its trip count a graph input: known only at run time.
+    m = helper.make_tensor_value_info("m", TensorProto.INT64, [])
+    write("dynamic_loop.onnx", model_bytes(
+        [helper.make_node("Loop", ["m", "", "h0"], ["h_last", "hs"], name="rnn", body=body)],
+        [m, lh], [hl, hs], "dynamic_loop", [w]))
 
     # Resize x2 twice: nearest 1x3x8x8 -> 1x3x16x16, then linear -> 1x3x32x32.
     rx = helper.make_tensor_value_info("rx", TensorProto.FLOAT, [1, 3, 8, 8])

@@ -14,6 +14,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "io/onnx_loop_unrolling.h"
+
 namespace devplace {
 
 namespace {
@@ -165,7 +167,11 @@ std::optional<int64_t> axis_in(int64_t axis, int64_t rank) {
 
 class Folder {
  public:
-  explicit Folder(onnx::ModelProto& model) : g_(*model.mutable_graph()) {}
+  explicit Folder(onnx::ModelProto& model) : g_(*model.mutable_graph()) {
+    for (const auto& o : model.opset_import()) {
+      if (o.domain().empty() || o.domain() == "ai.onnx") opset_ = o.version();
+    }
+  }
 
   FoldedConstants run() {
     auto note_shape = [&](const onnx::ValueInfoProto& v) {
@@ -216,12 +222,31 @@ class Folder {
       taken[i] = &branch->g();
       any = true;
     }
+    // A Loop whose trip count is known and whose condition stays true is unrolled.
+    std::vector<int64_t> trips(static_cast<size_t>(g_.node_size()), 0);
+    for (int i = 0; i < g_.node_size(); ++i) {
+      const onnx::NodeProto& n = g_.node(i);
+      if (n.op_type() != "Loop" || !(n.domain().empty() || n.domain() == "ai.onnx")) continue;
+      const IntTensor* m = value(n, 0);
+      const IntTensor* cond = value(n, 1);
+      const bool cond_true = n.input_size() < 2 || n.input(1).empty() || (cond != nullptr && cond->values.size() == 1 && cond->values[0] != 0);
+      const onnx::AttributeProto* body = attribute(n, "body");
+      if (m == nullptr || m->values.size() != 1 || !cond_true || body == nullptr || !body->has_g()) continue;
+      const int64_t n_trips = m->values[0];
+      if (n_trips < 1 || n_trips > kMaxLoopTrips || n_trips * std::max(1, body->g().node_size()) > kMaxUnrolledNodes) continue;
+      if (!loop_body_unrollable(n, body->g())) continue;
+      trips[i] = n_trips;
+      any = true;
+    }
     if (!any) return {};
     FoldedConstants result;
     google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
     for (int i = 0; i < g_.node_size(); ++i) {
       if (taken[i] != nullptr) {
         inline_branch(g_.node(i), *taken[i], kept);
+        result.node_index.resize(static_cast<size_t>(kept.size()), i);
+      } else if (trips[i] > 0) {
+        unroll_loop(g_.node(i), attribute(g_.node(i), "body")->g(), trips[i], opset_, g_, kept, result.names);
         result.node_index.resize(static_cast<size_t>(kept.size()), i);
       } else if (!folded[i]) {
         *kept.Add() = g_.node(i);
@@ -539,6 +564,7 @@ class Folder {
   }
 
   onnx::GraphProto& g_;
+  int64_t opset_ = 1;  // the default domain's
   std::unordered_map<std::string, IntTensor> known_;
   std::unordered_map<std::string, std::vector<int64_t>> shapes_;  // fixed shapes known before inference
   std::unordered_set<std::string> initializers_;

@@ -451,7 +451,10 @@ class OnnxReader {
       // count) has no one placement of its ops.
       if (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan")
         return invalid_input(source_ + ": " + node_place(names[i], file_index(i)) + ": control flow (" + n.op_type() +
-                             (n.op_type() == "If" ? " on a condition known only at run time" : "") +
+                             (n.op_type() == "If"     ? " on a condition known only at run time"
+                              : n.op_type() == "Loop" ? " with a trip count or a condition known only at run time, or "
+                                                        "more than devplace unrolls: 100000 iterations, 1000000 nodes"
+                                                      : "") +
                              ") is not supported: export the model traced for fixed inputs (torch.onnx.export without "
                              "scripting unrolls loops and takes the branch)");
       const OpId op = builder_->add_op(names[i], n.op_type());
@@ -590,8 +593,10 @@ bool has_unknown_output(const onnx::GraphProto& g) {
   return false;
 }
 
-bool has_branch(const onnx::GraphProto& g) {
-  return std::any_of(g.node().begin(), g.node().end(), [](const onnx::NodeProto& n) { return n.op_type() == "If"; });
+// An If or a Loop: folding may take the branch or unroll the loop.
+bool has_control_flow(const onnx::GraphProto& g) {
+  return std::any_of(g.node().begin(), g.node().end(),
+                     [](const onnx::NodeProto& n) { return n.op_type() == "If" || n.op_type() == "Loop"; });
 }
 
 // --input-shape: each named data input gets the given dimensions (its
@@ -663,9 +668,10 @@ Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source
     infer_onnx_shapes(model, source);
     // Shapes computed by constant subgraphs (torch's x.expand(n, -1, -1))
     // stay unknown to shape inference: fold those subgraphs (and take the
-    // branch of an If whose condition they decide), then infer again.
+    // branch of an If whose condition they decide, unroll a Loop whose trip
+    // count they fix), then infer again.
     FoldedConstants folded;
-    if (has_unknown_output(model.graph()) || has_branch(model.graph())) {
+    if (has_unknown_output(model.graph()) || has_control_flow(model.graph())) {
       folded = fold_onnx_constants(model);
       // The shapes found so far stay: the second inference refines them.
       if (!folded.node_index.empty()) infer_onnx_shapes(model, source);

@@ -138,6 +138,10 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"control_flow.onnx",
             "node 'branch' (#1): control flow (If on a condition known only at run time) is not supported: export the "
             "model traced for fixed inputs (torch.onnx.export without scripting unrolls loops and takes the branch)"},
+        Bad{"dynamic_loop.onnx",
+            "node 'rnn' (#0): control flow (Loop with a trip count or a condition known only at run time, or more "
+            "than devplace unrolls: 100000 iterations, 1000000 nodes) is not supported: export the model traced for "
+            "fixed inputs (torch.onnx.export without scripting unrolls loops and takes the branch)"},
         Bad{"unknown_shape.onnx",
             "node 'reshape' (#1): output 'reshaped' has unknown dimensions after shape inference (they depend on run-time "
             "values); export the model with fixed shapes"}));
@@ -152,6 +156,29 @@ TEST(OnnxImporter, AnIfOnAConstantConditionTakesItsBranch) {
   EXPECT_TRUE(g.find_tensor("fy").has_value());  // the If's output, now the branch's
   const std::vector<int64_t> shape = {2, 4};
   EXPECT_EQ(g.tensor(g.find_tensor("fy").value()).shape, shape);
+}
+
+TEST(OnnxImporter, ALoopOfAConstantTripCountIsUnrolled) {
+  Graph g = load("static_loop.onnx");
+  // 3 iterations of the body (MatMul, Tanh and two Identities), an
+  // Unsqueeze per iteration for the scan output, its Concat, the final
+  // Identity of the carried value, and the input.
+  EXPECT_EQ(g.num_ops(), 1 + 3 * 4 + 3 + 1 + 1);
+  for (int t = 0; t < 3; ++t) {
+    const Op& mm = op_named(g, "rnn/iter" + std::to_string(t) + "/cell_matmul");
+    EXPECT_EQ(mm.type, "MatMul");
+    EXPECT_DOUBLE_EQ(mm.flops, 2.0 * 2 * 4 * 4);
+  }
+  // Each iteration reads the one before's carried value.
+  const Op& second = op_named(g, "rnn/iter1/cell_matmul");
+  EXPECT_EQ(g.op(g.tensor(second.inputs[0]).producer).name, "rnn/iter0/cell_tanh");
+  // The weight is shared by the iterations: counted once; the iteration
+  // numbers, the condition and the axes are constants, not parameters.
+  EXPECT_EQ(g.total_parameter_bytes(), 4 * 4 * 4);
+  const std::vector<int64_t> stacked = {3, 2, 4}, last = {2, 4};
+  EXPECT_EQ(g.tensor(g.find_tensor("hs").value()).shape, stacked);
+  EXPECT_EQ(g.tensor(g.find_tensor("h_last").value()).shape, last);
+  EXPECT_EQ(g.op(g.tensor(g.find_tensor("h_last").value()).producer).name, "rnn/final0");
 }
 
 TEST(OnnxImporter, ResizeCostsItsInterpolation) {
