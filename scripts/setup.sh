@@ -11,6 +11,7 @@ packages=(
   libbenchmark-dev                               # Google Benchmark (devplace_bench)
   libonnx-dev libprotobuf-dev protobuf-compiler  # ONNX importer (libonnx + shape inference)
   python3-torch python3-torchvision python3-onnx # tools/export_torch.py, ONNX fixtures (/usr/bin/python3)
+  python3-protobuf                               # tools/make_tf_fixtures.py (TensorFlow GraphDef fixtures)
   libopenblas0-pthread                           # fast BLAS for torch (the reference BLAS is ~7x slower)
   clang libclang-rt-14-dev                       # libFuzzer targets for the importers
   libscotch-dev libmetis-dev                     # graph partitioners behind the scotch, mincut and metis placers

@@ -1,5 +1,5 @@
 // File: graph_options.cc
-// --training, --optimizer and --input-shape.
+// --training, --optimizer, --input-shape and --tf-costs.
 #include "cli/graph_options.h"
 
 #include <algorithm>
@@ -56,6 +56,10 @@ Result<GraphLoadOptions> graph_load_options(const Args& args) {
   }
   if (auto shapes = args.get("input-shape")) {
     DEVPLACE_ASSIGN_OR_RETURN(load.input_shapes, parse_input_shapes(*shapes));
+  }
+  if (auto costs = args.get("tf-costs")) {
+    if (costs->empty()) return invalid_input("--tf-costs: expected a file (a TensorFlow RunMetadata, StepStats or CostGraphDef)");
+    load.costs_file = *costs;
   }
   return load;
 }

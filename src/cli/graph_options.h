@@ -10,7 +10,7 @@
 
 namespace devplace::cli {
 
-// Reads --training, --optimizer and --input-shape (if the command declares them).
+// Reads --training, --optimizer, --input-shape and --tf-costs (if the command declares them).
 Result<GraphLoadOptions> graph_load_options(const Args& args);
 // "x=1x3x224x224,mask=1x128": each input's name and dimensions.
 Result<InputShapes> parse_input_shapes(std::string_view text);

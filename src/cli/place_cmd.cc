@@ -23,6 +23,7 @@
 #include "common/progress.h"
 #include "common/json_reader.h"
 #include "io/placement_file.h"
+#include "io/tf_graphdef_writer.h"
 #include "place/progress_evaluator.h"
 #include "rl/rl_library.h"
 #include "sim/simulator.h"
@@ -33,14 +34,15 @@ namespace {
 
 const CommandSpec kSpec = {
     "devplace place --graph SRC --cluster CL --method NAME [--budget SECONDS] [--evaluations N] [--seed N]\n"
-    "       [--grouping paper|colocation] [--training] [--out FILE] [--json]\n"
+    "       [--grouping paper|colocation] [--training] [--tf-costs FILE] [--out FILE] [--json]\n"
     "       [--iterations N] [--training-log FILE] [--checkpoint FILE] [--checkpoint-every N] [--resume FILE]\n"
     "       [--threads N] [--measure COMMAND [--measure-log FILE] ...] [--distributed [--sync]]\n"
     "       [--report FILE]",
     "Runs one placement method (devplace methods) on SRC and CL, with the simulator as the evaluator a\n"
     "search method may call within its budget, and prints its placement's step time, whether it runs\n"
     "out of memory, the search time, the ratio to the step-time lower bound (no placement beats it) and\n"
-    "the speed-up over single-gpu. --out writes the placement (.csv for CSV, else JSON).\n"
+    "the speed-up over single-gpu. --out writes the placement (.csv for CSV, else JSON), or, for a\n"
+    "TensorFlow GraphDef SRC and an --out ending in .pb or .pbtxt, SRC with each node's device set.\n"
     "A learned method (rl) trains for --iterations policy updates; Ctrl-C stops it early, reports its\n"
     "best placement so far and exits with code 130 (a second Ctrl-C kills it).\n"
     "--measure runs each placement with an external measurer (docs/measurer.md) instead of simulating it;\n"
@@ -52,7 +54,8 @@ const CommandSpec kSpec = {
                          {"training", "", "expand a forward-only graph file into a training step first"},
                          {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
                          {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
-                         {"out", "FILE", "write the placement (.csv for CSV, else JSON)", false, true},
+                         {"tf-costs", "FILE", "measured op times for a TensorFlow GraphDef: a RunMetadata, StepStats or CostGraphDef (.pb, .pbtxt)"},
+                         {"out", "FILE", "write the placement (.csv for CSV, .pb/.pbtxt: the GraphDef SRC placed, else JSON)", false, true},
                          {"json", "", "print one JSON object"}}))),
 };
 
@@ -210,6 +213,9 @@ Status run_place(const ArgList& argv) {
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRunOptions options, placer_run_options(args));
   DEVPLACE_RETURN_IF_ERROR(check_method_options({method}, options));
   DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
+  // A GraphDef written back needs a GraphDef to start from: refused before any work.
+  const bool out_graphdef = args.get("out") && is_tf_graphdef_output(*args.get("out"));
+  if (out_graphdef) DEVPLACE_RETURN_IF_ERROR(check_tf_graphdef_output("--out", *args.get("out"), *args.get("graph")));
   DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
   const Problem& problem = loaded.problem;
 
@@ -269,7 +275,11 @@ Status run_place(const ArgList& argv) {
     print_report(report);
   }
   if (out) {
-    DEVPLACE_RETURN_IF_ERROR(write_placement_file(*out, problem, run.placement));
+    if (out_graphdef) {
+      DEVPLACE_RETURN_IF_ERROR(write_tf_graphdef_placement(*out, *args.get("graph"), problem, run.placement));
+    } else {
+      DEVPLACE_RETURN_IF_ERROR(write_placement_file(*out, problem, run.placement));
+    }
     if (!args.flag("json")) std::cout << "\nplacement written to " << *out << "\n";
   }
   if (report_file) {

@@ -12,6 +12,7 @@
 #include "common/json_reader.h"
 #include "io/chrome_trace.h"
 #include "io/placement_file.h"
+#include "io/tf_graphdef_writer.h"
 #include "sim/simulator.h"
 
 namespace devplace::cli {
@@ -32,8 +33,9 @@ const CommandSpec kSpec = {
      {"training", "", "expand a forward-only graph file into a training step first"},
      {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
      {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
+     {"tf-costs", "FILE", "measured op times for a TensorFlow GraphDef: a RunMetadata, StepStats or CostGraphDef (.pb, .pbtxt)"},
      {"trace", "FILE", "write a Chrome trace (open in ui.perfetto.dev or chrome://tracing)", false, true},
-     {"out", "FILE", "write the placement used (.csv for CSV, else JSON)", false, true},
+     {"out", "FILE", "write the placement used (.csv for CSV, .pb/.pbtxt: the GraphDef SRC placed, else JSON)", false, true},
      {"json", "", "print one JSON object"}}),
 };
 
@@ -114,6 +116,9 @@ Status run_simulate(const ArgList& argv) {
   DEVPLACE_ASSIGN_OR_RETURN(const PlacerRunOptions placer_options, placer_run_options(args));
   DEVPLACE_RETURN_IF_ERROR(check_method_options(placement_methods({*args.get("placement")}), placer_options));
   DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
+  // A GraphDef written back needs a GraphDef to start from: refused before any work.
+  const bool out_graphdef = args.get("out") && is_tf_graphdef_output(*args.get("out"));
+  if (out_graphdef) DEVPLACE_RETURN_IF_ERROR(check_tf_graphdef_output("--out", *args.get("out"), *args.get("graph")));
   DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
   const Problem& problem = loaded.problem;
   DEVPLACE_ASSIGN_OR_RETURN(ResolvedPlacement pl, resolve_placement(*args.get("placement"), problem, placer_options));
@@ -129,7 +134,10 @@ Status run_simulate(const ArgList& argv) {
   } else {
     print_table(problem, r, pl.label);
   }
-  if (auto out = args.get("out")) DEVPLACE_RETURN_IF_ERROR(write_placement_file(*out, problem, pl.placement));
+  if (auto out = args.get("out")) {
+    DEVPLACE_RETURN_IF_ERROR(out_graphdef ? write_tf_graphdef_placement(*out, *args.get("graph"), problem, pl.placement)
+                                          : write_placement_file(*out, problem, pl.placement));
+  }
   if (auto trace = args.get("trace")) {
     DEVPLACE_RETURN_IF_ERROR(write_chrome_trace(*trace, problem, r));
     if (!args.flag("json")) std::cout << "\ntrace written to " << *trace << " (open in ui.perfetto.dev or chrome://tracing)\n";

@@ -11,7 +11,7 @@ namespace devplace {
 
 namespace {
 
-Result<Graph> read_graph_file(const std::string& path, const InputShapes& shapes) {
+Result<Graph> read_graph_file(const std::string& path, const InputShapes& shapes, const std::string& costs_file) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return not_found(path + ": cannot read file");
   std::string head(4096, '\0');
@@ -23,10 +23,16 @@ Result<Graph> read_graph_file(const std::string& path, const InputShapes& shapes
       known += (known.empty() ? "" : "; ") + std::string(imp.description);
       continue;
     }
-    if (shapes.empty()) return imp.read(path);
-    if (imp.read_with_shapes == nullptr)
+    if (!shapes.empty() && imp.read_with_shapes == nullptr)
       return invalid_input("--input-shape: " + path + " is a " + std::string(imp.description) +
                            ", whose inputs have fixed shapes (it applies to ONNX models)");
+    if (!costs_file.empty()) {
+      if (imp.read_with_costs == nullptr)
+        return invalid_input("--tf-costs: " + path + " is a " + std::string(imp.description) +
+                             ", which takes no costs file (it applies to TensorFlow GraphDefs)");
+      return imp.read_with_costs(path, costs_file);
+    }
+    if (shapes.empty()) return imp.read(path);
     return imp.read_with_shapes(path, shapes);
   }
   return invalid_input(path + ": unknown graph format (supported: " + known + "; or zoo:NAME)");
@@ -38,9 +44,10 @@ Result<Graph> load_graph(const std::string& spec, const GraphLoadOptions& option
   if (spec.rfind("zoo:", 0) == 0) {
     if (options.training) return invalid_input(spec + ": zoo models are training steps already (training=0 turns that off)");
     if (!options.input_shapes.empty()) return invalid_input("--input-shape: " + spec + ": zoo models have fixed shapes (set them with the model's options)");
+    if (!options.costs_file.empty()) return invalid_input("--tf-costs: " + spec + ": zoo models take no costs file (it applies to TensorFlow GraphDefs)");
     return build_zoo_model(std::string_view(spec).substr(4));
   }
-  DEVPLACE_ASSIGN_OR_RETURN(Graph g, read_graph_file(spec, options.input_shapes));
+  DEVPLACE_ASSIGN_OR_RETURN(Graph g, read_graph_file(spec, options.input_shapes, options.costs_file));
   if (!options.training) return g;
   TrainingOptions t;
   t.optimizer = options.optimizer;

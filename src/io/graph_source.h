@@ -21,6 +21,9 @@ struct GraphLoadOptions {
   Optimizer optimizer = Optimizer::kAdam;
   // Fixed shapes for a model's dynamic inputs (ONNX only).
   InputShapes input_shapes;
+  // Measured op times for the graph (--tf-costs: a TensorFlow RunMetadata,
+  // StepStats or CostGraphDef; TensorFlow GraphDefs only). Empty: none.
+  std::string costs_file;
 };
 
 Result<Graph> load_graph(const std::string& spec, const GraphLoadOptions& options = {});

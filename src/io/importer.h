@@ -31,6 +31,9 @@ struct Importer {
   // The same with input shapes; null for formats whose inputs have fixed
   // shapes (--input-shape is then an error).
   Result<Graph> (*read_with_shapes)(const std::string& path, const InputShapes& shapes) = nullptr;
+  // The same with measured op times from a costs file (--tf-costs); null
+  // for formats that take none (the option is then an error).
+  Result<Graph> (*read_with_costs)(const std::string& path, const std::string& costs_path) = nullptr;
 };
 
 const std::vector<Importer>& importer_registry();

@@ -6,6 +6,7 @@
 #include "io/native_json.h"
 #include "io/onnx_importer.h"
 #include "io/pipedream_importer.h"
+#include "io/tf_graphdef_importer.h"
 
 namespace devplace {
 
@@ -24,6 +25,7 @@ const std::vector<Importer>& importer_registry() {
       {"devplace-json", "devplace graph JSON (docs/formats.md)", &detect_native_json, &read_native_json},
       {"onnx", "ONNX model .onnx (docs/formats.md)", &detect_onnx_model, &read_onnx_model, &read_onnx_model_with_shapes},
       {"pipedream", "PipeDream layer profile graph.txt (docs/formats.md)", &detect_pipedream_profile, &read_pipedream_profile},
+      {"tf-graphdef", "TensorFlow GraphDef .pb/.pbtxt (docs/formats.md)", &detect_tf_graphdef, &read_tf_graphdef, nullptr, &read_tf_graphdef_with_costs},
   };
   return registry;
 }

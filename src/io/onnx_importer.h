@@ -1,8 +1,9 @@
 // File: onnx_importer.h
 // Reads an ONNX model (with or without weights) into a forward Graph: one op
 // per node, tensors shaped by ONNX shape inference, FLOPs from the shapes.
-// The only file of devplace that sees ONNX or protobuf headers is
-// onnx_importer.cc. Rules (docs/formats.md, "ONNX"):
+// Only the ONNX sources in io/ (onnx_*.cc) see ONNX headers; this header
+// does not, so the rest of devplace builds without them. Rules
+// (docs/formats.md, "ONNX"):
 // - Parameters are the initializers and, for models exported without
 //   weights (torch.onnx.export(export_params=False)), the graph inputs that
 //   reach a weight operand (Conv/Gemm/MatMul B, normalization scale and bias,

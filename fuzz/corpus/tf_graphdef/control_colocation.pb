@@ -1,0 +1,8 @@
+
+
+aConst"/device:GPU:*
+*
+bRelua^a"@a*
+_class
+
+loc:@a
