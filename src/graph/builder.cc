@@ -38,6 +38,13 @@ OpId GraphBuilder::add_op(std::string name, std::string type) {
   return static_cast<OpId>(ops_.size() - 1);
 }
 
+OpId GraphBuilder::add_op(Op op) {
+  op.inputs.clear();
+  op.outputs.clear();
+  ops_.push_back(std::move(op));
+  return static_cast<OpId>(ops_.size() - 1);
+}
+
 OpId GraphBuilder::add_op_like(const Op& op) {
   ops_.push_back(op);
   ops_.back().inputs.clear();

@@ -31,6 +31,10 @@ class GraphBuilder {
   OpId add_op(std::string name, std::string type);
   // Adds an op copied from `op`, except its inputs and outputs, which are cleared.
   OpId add_op_like(const Op& op);
+  // The same, taking `op` (a reader that fills an Op first saves the copy).
+  OpId add_op(Op op);
+  // Renames the graph (a reader that meets the name after the ops).
+  void set_name(std::string graph_name) { name_ = std::move(graph_name); }
   // Adds an output tensor to `op`. bytes < 0 means: product of shape x dtype size.
   TensorId add_output(OpId op, std::string name, std::vector<int64_t> shape, DType dtype,
                       int64_t bytes = -1);
