@@ -16,10 +16,11 @@ Result<Problem> Problem::create(const Graph& graph, const Cluster& cluster, cons
     return invalid_input("graph '" + quoted_value(graph.name()) + "' has " + std::to_string(graph.num_ops()) + " ops and " +
                          std::to_string(graph.num_tensors()) + " tensors; devplace simulates at most " + std::to_string(kMaxOps) +
                          " of each");
-  // The simulator numbers ops and (tensor, consumer) pairs in 32 bits.
-  if (static_cast<uint64_t>(graph.num_ops()) + static_cast<uint64_t>(graph.num_edges()) >= (uint64_t{1} << 32))
+  // The simulator numbers ops, tensors and (tensor, consumer) pairs in 32 bits.
+  if (static_cast<uint64_t>(graph.num_ops()) + static_cast<uint64_t>(graph.num_tensors()) +
+          static_cast<uint64_t>(graph.num_edges()) >= (uint64_t{1} << 32))
     return invalid_input("graph '" + quoted_value(graph.name()) + "' has " + std::to_string(graph.num_edges()) +
-                         " edges; devplace simulates fewer than 2^32 ops and edges together");
+                         " edges; devplace simulates fewer than 2^32 ops, tensors and edges together");
   {
     // Checked sums: a byte count near 2^63 must not wrap to a small peak.
     int64_t total = 0;

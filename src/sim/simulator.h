@@ -19,8 +19,14 @@
 //   they stay alive until then. OOM: a device's peak exceeds its capacity;
 //   the step is still simulated to the end.
 //
-// Cost: O((ops + edges) log ops) per run, with no allocation per event: all
-// working arrays are sized at construction and reused by every run.
+// Cost: O(ops + edges) work per run, each event also paying O(log q) for
+// the event queue, where q is the number of events in flight (at most one
+// op per device plus the transfers under way: about ten on a 4-GPU
+// cluster, whatever the graph's size). No allocation per event: all
+// working arrays are sized at construction and reused by every run. Ops are
+// numbered in topological order, nearly the order they run in, and the
+// records an event touches are small and packed, so a run scans memory
+// forward (simulator.cc, "Layout"; docs/simulator.md, "Speed").
 //
 // A Simulator borrows its Problem (not owned; must outlive it). One
 // Simulator is not thread-safe; use one per thread.
@@ -104,26 +110,70 @@ class Simulator : public Evaluator {
   const SimResult& result() const { return result_; }
 
  private:
-  // 16 bytes, so that the heap stays small in cache.
-  struct Event {
-    double time;
-    uint32_t seq;   // issue order: events at equal times run first-issued first
-    uint32_t code;  // (target << 7) | device: an op and kOpDone, or a tensor and its destination
-  };
-  static constexpr uint32_t kOpDone = 127;
-  struct Ready {
-    double time;
-    int32_t topo;
-    OpId op;
+  // Inside the simulator ops are named by their position in the graph's
+  // topological order ("pos") and tensors by an internal index that numbers
+  // the outputs of each op in that order, so the outputs of an op are a range.
+
+  // A binary min-heap of (time, tie-break) keys: the event queue (the
+  // tie-break is the issue number above the event's code: < num_ops_, the
+  // op at that pos finished; else num_ops_ + the received copy that
+  // arrived) and each device's ready queue (the tie-break is the op's pos,
+  // so that ties run in topological order). Held as two arrays of 64-bit
+  // words; simulator.cc ("Queues") says why.
+  class MinQueue {
+   public:
+    struct Entry {
+      double time;
+      uint64_t tie_break;
+    };
+    void reserve(size_t n);
+    void clear();
+    bool empty() const { return time_bits_.empty(); }
+    void push(double time, uint64_t tie_break);
+    Entry pop();  // the earliest; the queue must not be empty
+
+   private:
+    std::vector<uint64_t> time_bits_;  // the times' bit patterns
+    std::vector<uint64_t> tie_breaks_;
   };
 
-  void push_event(double time, int32_t target, int32_t device);
-  void make_ready(OpId op, DeviceId device, double now);
+  // What an op needs when it starts and finishes, 16 bytes: its time (per
+  // run) and where its input slots and output tensors begin; they end where
+  // the next op's begin (a last entry closes the ranges).
+  struct OpSpan {
+    double duration_s;
+    uint32_t input_begin;  // into input_copy_
+    int32_t output_begin;  // internal tensor index
+  };
+  // One copy of a tensor on a device, 16 bytes: the producer's ("home")
+  // copy, indexed by the internal tensor index, or a received one, indexed
+  // num_tensors_ + transfer number (transfers numbered in issue order).
+  struct Copy {
+    int64_t bytes;
+    int32_t readers;         // per run: readers not yet done (consumers here; for a home copy also its transfers)
+    uint32_t tensor_device;  // per run: (internal tensor index << kDeviceBits) | device
+  };
+  // One (tensor, consumer) edge: the consumer's pos and the input slot of
+  // that consumer that reads the tensor.
+  struct ConsumerEdge {
+    int32_t pos;
+    uint32_t slot;
+  };
+  static constexpr int kDeviceBits = 6;
+  static constexpr uint32_t kDeviceMask = (1u << kDeviceBits) - 1;
+  static_assert((1 << kDeviceBits) >= kMaxDevices, "a device id must fit in kDeviceBits");
+
+  void push_event(double time, uint32_t code);
+  void make_ready(int32_t pos, DeviceId device, double now);
+  void prefetch_for_finish(int32_t pos) const;
   void start_next(DeviceId device, double now);
-  void finish_op(OpId op, double now);
-  void arrive(TensorId tensor, DeviceId device, double now);
+  void finish_op(int32_t pos, double now);
+  void send_outputs(int32_t pos, DeviceId device, double now);
+  uint32_t issue_transfer(int32_t tensor, DeviceId from, DeviceId to, double now);
+  void arrive(uint32_t copy, double now);
   void allocate(DeviceId device, int64_t bytes, double now);
   void release(DeviceId device, int64_t bytes, double now);
+  Status placement_error(const Placement& placement) const;
 
   const Problem& problem_;  // not owned
   std::vector<std::unique_ptr<Simulator>> workers_;  // for evaluate_all
@@ -131,28 +181,38 @@ class Simulator : public Evaluator {
   int num_tensors_ = 0;
   int num_devices_ = 0;
 
-  // Placement-independent graph arrays (CSR).
-  std::vector<int32_t> input_begin_, inputs_;        // distinct input tensors per op
-  std::vector<int32_t> output_begin_, outputs_;      // output tensors per op
-  std::vector<int32_t> consumer_begin_, consumers_;  // consumer ops per tensor
-  std::vector<int64_t> tensor_bytes_;
-  std::vector<OpId> producer_;
-  std::vector<int64_t> resident_bytes_;              // per op
-  std::vector<int32_t> topo_index_;
-  std::vector<int32_t> route_begin_, route_channels_;  // per (from, to) pair
+  // Placement-independent arrays, built by the constructor.
+  std::vector<OpId> op_of_pos_;            // the graph's topological order
+  std::vector<TensorId> tensor_of_index_;  // internal tensor index -> TensorId
+  std::vector<int64_t> resident_bytes_;    // per pos: parameters + optimizer state
+  std::vector<uint32_t> num_inputs_;       // per pos: distinct input tensors, << kDeviceBits
+  std::vector<uint32_t> edge_begin_;       // per tensor (+1): its edges in consumers_
+  std::vector<ConsumerEdge> consumers_;    // per tensor, in consumer op id order
+  int num_channels_ = 0;
+  int route_length_ = 0;                 // the longest route's channels
+  // Per (from, to) pair: route_length_ channels, the route's then the
+  // idle channel num_channels_.
+  std::vector<int32_t> route_channels_;
 
   // Per-run state, reused.
-  const DeviceId* device_of_ = nullptr;
+  const DeviceId* device_of_ = nullptr;  // the placement, by OpId
   bool record_ = false;
-  std::vector<int32_t> pending_;   // per op: inputs not yet on its device
-  std::vector<double> duration_s_; // per op: its time on its device (a compact copy of the cost table's column)
-  std::vector<int32_t> uses_;      // per (tensor, device): readers left of that copy
-  bool uses_clean_ = true;         // uses_ is all zero
-  std::vector<TensorId> sent_;     // per device: last tensor sent there (dedup)
-  std::vector<char> busy_;         // per device
-  std::vector<std::vector<Ready>> ready_;  // per device: heap
-  std::vector<Event> events_;      // heap
-  std::vector<double> channel_free_s_;
+  std::vector<OpSpan> ops_;           // per pos, + 1 closing the ranges
+  // Per pos: (inputs not yet on its device << kDeviceBits) | its device.
+  // The one word a producer or an arriving transfer reads and updates for
+  // each consumer, which may sit anywhere in the graph: 4 bytes, 16 to a
+  // cache line.
+  std::vector<uint32_t> pending_device_;
+  std::vector<uint32_t> input_copy_;  // per input slot: the copy it reads, set when the tensor's producer finishes
+  std::vector<Copy> copies_;          // home copies, then received copies in issue order
+  uint32_t num_copies_ = 0;           // in use: num_tensors_ + transfers issued so far
+  std::vector<int32_t> received_count_;   // per device: scratch of send_outputs, zero between calls
+  std::vector<uint32_t> copy_on_device_;  // per device: scratch of send_outputs
+  std::vector<char> busy_;            // per device
+  std::vector<MinQueue> ready_;       // per device
+  MinQueue events_;
+  std::vector<double> channel_free_s_;       // per channel, + the idle one
+  std::vector<ChannelStats> channel_stats_;  // per channel, + the idle one
   std::vector<int64_t> memory_;
   uint32_t seq_ = 0;
   int64_t num_done_ = 0;
