@@ -26,10 +26,12 @@ cmake --build build-asan
 phase "sanitizer build"
 # Run once, in the release build above: the two statistical tests of learning
 # quality (3 minutes under the sanitizers, for the same code paths that the
-# shorter rl tests exercise there), the Python and Chromium tools' tests
-# (their devplace commands are the CLI tests'), and the mpirun test (64 s
-# under the sanitizers; its processes' faults are what it checks).
-once='Learning\.FromScratchTheMeanSampleImprovesAndBeatsRandomSampling|Rl\.NearTheExhaustiveOptimumOnTinyGraphs|export_torch_test|measure_torch_test|report_browser_test|mpi_test'
+# shorter rl tests exercise there), the budget test of every trainer (69 s
+# under the sanitizers; each trainer's loop runs there in the rl and
+# checkpoint tests), the Python and Chromium tools' tests (their devplace
+# commands are the CLI tests'), and the mpirun test (64 s under the
+# sanitizers; its processes' faults are what it checks).
+once='Learning\.FromScratchTheMeanSampleImprovesAndBeatsRandomSampling|Rl\.NearTheExhaustiveOptimumOnTinyGraphs|Learned\.EveryTrainerHonoursTheEvaluationBudget|export_torch_test|measure_torch_test|report_browser_test|mpi_test'
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -E "$once"
 phase "sanitizer tests"
