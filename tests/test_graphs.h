@@ -1,14 +1,24 @@
 // File: test_graphs.h
-// Small graphs shared by the placer tests.
+// Small graphs shared by the placer tests, and finding an op by name.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "common/rng.h"
 #include "graph/builder.h"
 
 namespace devplace::testing {
+
+// The op named `name`; fails the test (and returns op 0) if there is none.
+inline const Op& op_named(const Graph& g, const std::string& name) {
+  std::optional<OpId> id = g.find_op(name);
+  EXPECT_TRUE(id.has_value()) << "no op " << name;
+  return g.op(id.value_or(0));
+}
 
 // A random DAG of `n` ops (edges only forward in id order) with random
 // FLOPs and tensor sizes, so that placements trade compute against

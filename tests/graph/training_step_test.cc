@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_graphs.h"
+
 #include "graph/builder.h"
 
 namespace devplace {
@@ -38,11 +40,7 @@ Graph small_forward() {
   return std::move(b).build().value();
 }
 
-const Op& op_named(const Graph& g, const std::string& name) {
-  std::optional<OpId> id = g.find_op(name);
-  EXPECT_TRUE(id.has_value()) << name;
-  return g.op(id.value_or(0));
-}
+using testing::op_named;
 
 TEST(TrainingStep, AddsBackwardSumAndUpdateOps) {
   Graph g = expand_training_step(small_forward(), TrainingOptions{Optimizer::kAdam}).value();

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_graphs.h"
+
 #include "../test_temp.h"
 
 #include "common/file_io.h"
@@ -24,12 +26,7 @@ Graph load(const std::string& name) {
   return std::move(g).value();
 }
 
-// The op named `name`; fails the test (and returns op 0) if there is none.
-const Op& op_named(const Graph& g, const std::string& name) {
-  std::optional<OpId> id = g.find_op(name);
-  EXPECT_TRUE(id.has_value()) << "no op " << name;
-  return g.op(id.value_or(0));
-}
+using testing::op_named;
 
 double flops_of_type(const Graph& g, const std::string& type) {
   double sum = 0;

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_graphs.h"
+
 #include "../test_temp.h"
 
 #include "cluster/cluster_json.h"
@@ -29,11 +31,7 @@ Graph load(const std::string& name, const std::string& costs = "") {
   return std::move(g).value();
 }
 
-const Op& op_named(const Graph& g, const std::string& name) {
-  std::optional<OpId> id = g.find_op(name);
-  EXPECT_TRUE(id.has_value()) << "no op " << name;
-  return g.op(id.value_or(0));
-}
+using testing::op_named;
 
 const Tensor& tensor_named(const Graph& g, const std::string& name) {
   std::optional<TensorId> id = g.find_tensor(name);
