@@ -27,11 +27,12 @@ class HierarchicalPlacer : public Placer {
     torch::manual_seed(ctx.rng.next_u64() & 0x7fffffffffffffffULL);
     HierarchicalOptions hierarchical;
     hierarchical.placer = policy_options(training_);
-    // Off unless asked for (--neighbours on): measured in docs/rl.md.
-    if (training_.neighbour_devices != 1) {
-      hierarchical.placer.neighbour_devices = false;
-      hierarchical.placer.affinity = 0;
-    }
+    // The paper's grouper has no prior.
+    using Prior = HierarchicalOptions::Prior;
+    if (training_.paper_recipe) hierarchical.prior = Prior::kNone;
+    if (training_.grouper_prior == "clusters") hierarchical.prior = Prior::kClusters;
+    if (training_.grouper_prior == "order") hierarchical.prior = Prior::kOrder;
+    if (training_.grouper_prior == "none") hierarchical.prior = Prior::kNone;
     HierarchicalPolicy policy(ctx.problem, units, hierarchical);
     const PlaceContext unit_ctx{ctx.problem, units, ctx.evaluator, ctx.budget, ctx.rng};
     // The grouper starts uniform over N groups, so it imitates and learns
@@ -39,6 +40,9 @@ class HierarchicalPlacer : public Placer {
     ReinforceOptions options;
     options.warm_start_learning_rate = 0.01;
     options.learning_rate = 1e-3;
+    // No entropy bonus, as rl: on the grouper it undid the cluster prior
+    // (docs/rl.md, the hierarchical ablation).
+    options.entropy_weight = 0;
     // Its warm start searches the context's (paper) grouping, as the
     // local-search column does, and imitates that placement unit by unit.
     options.warm_start_grouping = &ctx.grouping;

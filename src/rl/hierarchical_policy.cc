@@ -4,17 +4,19 @@
 #include "rl/hierarchical_policy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "common/check.h"
 #include "place/device_choice.h"
+#include "place/data_clusters.h"
 #include "rl/features.h"
 
 namespace devplace::rl {
 
 HierarchicalPolicy::HierarchicalPolicy(const Problem& problem, const Grouping& units, const HierarchicalOptions& options)
     : problem_(problem), units_(units), num_units_(units.num_groups()), num_devices_(problem.num_devices()) {
-  groups_ = options.groups > 0 ? options.groups : std::min<int64_t>(256, 20 * num_devices_);
+  groups_ = options.groups > 0 ? options.groups : 256;
   groups_ = std::max<int64_t>(1, std::min(groups_, num_units_));
   const GroupFeatures f = group_features(problem, units);
   features_ = torch::from_blob(const_cast<float*>(f.values.data()), {num_units_, f.dim}, torch::kFloat).clone();
@@ -23,12 +25,25 @@ HierarchicalPolicy::HierarchicalPolicy(const Problem& problem, const Grouping& u
   for (int32_t u = 0; u < num_units_; ++u) {
     for (DeviceId d = 0; d < num_devices_; ++d) acc[u][d] = units.allows(u, d) ? 0.0f : 1.0f;
   }
+  free_ = (disallowed_.sum(1, /*keepdim=*/true) < static_cast<double>(num_devices_ - 1)).to(torch::kFloat);
   prior_ = torch::zeros({num_units_, groups_});
-  if (options.locality_width > 0) {
+  using Prior = HierarchicalOptions::Prior;
+  if (options.prior == Prior::kOrder && options.locality_width > 0) {
     const torch::Tensor centre = (torch::arange(num_units_, torch::kFloat) + 0.5) * (static_cast<double>(groups_) / static_cast<double>(num_units_));
     const torch::Tensor group = torch::arange(groups_, torch::kFloat) + 0.5;
     const torch::Tensor z = (centre.unsqueeze(1) - group.unsqueeze(0)) / options.locality_width;
     prior_ = -0.5 * z * z;
+    prior_settings_ = ";prior=order:" + std::to_string(options.locality_width);
+  } else if (options.prior == Prior::kClusters && options.cluster_share > 0) {
+    Result<std::vector<int32_t>> clusters = data_clusters(problem, units, static_cast<int>(groups_));
+    DEVPLACE_CHECK(clusters.ok());  // fails only on graphs beyond 32-bit weights, which no policy here can hold
+    // The bonus that gives a unit's own cluster this share of a fresh grouper's draws.
+    const double share = std::min(options.cluster_share, 0.999);
+    const float bonus = static_cast<float>(std::log(share / (1 - share) * static_cast<double>(groups_ - 1)));
+    auto prior = prior_.accessor<float, 2>();
+    if (groups_ > 1)
+      for (int32_t u = 0; u < num_units_; ++u) prior[u][clusters.value()[u]] = bonus;
+    prior_settings_ = ";prior=clusters:" + std::to_string(share);
   }
   grouper_in_ = register_module("grouper_in", torch::nn::Linear(f.dim, options.grouper_hidden));
   grouper_out_ = register_module("grouper_out", torch::nn::Linear(options.grouper_hidden, groups_));
@@ -54,10 +69,14 @@ std::pair<torch::Tensor, torch::Tensor> HierarchicalPolicy::group_inputs(const t
   const torch::Tensor counts = membership.sum(2, /*keepdim=*/true);                     // [K, N, 1]
   const torch::Tensor mean = torch::matmul(membership, features_) / counts.clamp_min(1);  // [K, N, F]
   const torch::Tensor inputs = torch::cat({mean, counts / static_cast<double>(num_units_)}, 2);
-  // Devices every unit of the group may use; where none, those some unit may use.
+  // Devices every unit of the group that has a choice may use (a unit
+  // pinned to one device goes there whatever its group's device); where
+  // none has a choice or they agree on none, those some unit may use.
   const torch::Tensor barred = torch::matmul(membership, disallowed_);                   // [K, N, D]: units that may not
-  const torch::Tensor all_allow = barred == 0;
-  const torch::Tensor some_allow = barred < counts;
+  const torch::Tensor barred_free = torch::matmul(membership, disallowed_ * free_);      // [K, N, D]: free units that may not
+  const torch::Tensor free_counts = torch::matmul(membership, free_);                    // [K, N, 1]
+  const torch::Tensor all_allow = (barred_free == 0).logical_and(free_counts > 0);
+  const torch::Tensor some_allow = barred < counts.clamp_min(1);  // an empty group: any device
   const torch::Tensor none = all_allow.any(2, /*keepdim=*/true).logical_not();
   return {inputs, torch::where(none, some_allow, all_allow)};
 }

@@ -11,12 +11,13 @@
 //   (count / units). These inputs depend on the drawn grouping, so each of
 //   the K samples has its own sequence, and the grouper learns only through
 //   its log-probability, as in the paper.
-// - A group may use the devices all its units may use. When its units
-//   agree on none (a CPU-only input grouped with a GPU-only op) it may use
-//   any device one of them may use, and a unit that may not use its
-//   group's device goes to its own allowed device of the same kind
-//   (place/device_choice.h): a fixed rule, so the log-probability is still
-//   that of the policy's decisions.
+// - A group may use the devices all its units that have a choice (more
+//   than one allowed device) may use: a unit pinned to the CPU does not pin
+//   the group it was drawn into. When none has a choice or they agree on
+//   none, it may use any device one of its units may use. A unit that may
+//   not use its group's device goes to its own allowed device of the same
+//   kind (place/device_choice.h): a fixed rule, so the log-probability is
+//   still that of the policy's decisions.
 // - log p(placement) = log p(grouping) + log p(group devices).
 // Only rl/ includes torch headers.
 #pragma once
@@ -34,13 +35,21 @@
 namespace devplace::rl {
 
 struct HierarchicalOptions {
-  int groups = 0;          // N; 0: min(256, 20 x devices), never more than the units
+  int groups = 0;          // N; 0: 256, never more than the units
   int grouper_hidden = 64;
-  // A fixed prior on the grouper's logits: unit u (of U, in topological
-  // order) leans to group u N / U, a Gaussian of this width in groups, so
-  // that a young grouper draws groups of neighbouring units. 0: none (the
-  // paper's grouper).
+  // A fixed prior on the grouper's logits, so that a young grouper draws
+  // groups of units that belong together instead of scattering each group
+  // over the graph:
+  // - kClusters: unit u leans to group c(u), its cluster among N clusters
+  //   of units that exchange much data (place/data_clusters.h): a fresh
+  //   grouper draws it with probability cluster_share (in [0, 1));
+  // - kOrder: unit u (of U, in topological order) leans to group u N / U,
+  //   a Gaussian of locality_width groups;
+  // - kNone: the paper's grouper.
+  enum class Prior { kNone, kOrder, kClusters };
+  Prior prior = Prior::kClusters;
   double locality_width = 2.0;
+  double cluster_share = 0.9;
   PolicyOptions placer;
 };
 
@@ -57,7 +66,7 @@ class HierarchicalPolicy : public PlacementPolicy {
   torch::Tensor actions_for(const torch::Tensor& devices) override;
 
   int num_groups() const { return static_cast<int>(groups_); }
-  std::string fixed_settings() const override { return placer_->fixed_settings(); }
+  std::string fixed_settings() const override { return placer_->fixed_settings() + prior_settings_; }
 
  private:
   // The grouper's log-probabilities [U, N].
@@ -80,6 +89,8 @@ class HierarchicalPolicy : public PlacementPolicy {
   torch::Tensor features_;   // [U, F]
   torch::Tensor prior_;      // [U, N]: the locality prior on the grouper's logits (zeros without one)
   torch::Tensor disallowed_; // [U, D] float, 1 where a unit may not use the device
+  torch::Tensor free_;       // [U, 1] float, 1 where a unit may use more than one device
+  std::string prior_settings_;  // the prior, for the checkpoint's check
   bool neighbour_devices_ = false;
   std::vector<ExchangedBytes> unit_pairs_;  // with neighbour_devices: the bytes pairs of units exchange
   torch::nn::Linear grouper_in_{nullptr}, grouper_out_{nullptr};

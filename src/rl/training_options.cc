@@ -74,15 +74,17 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
       {"epochs", "N", "a learned method's optimizer steps per batch of samples (default 4; paper recipe 1)"},
       {"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 0: off)"},
       {"entropy-weight", "X",
-       "a learned method's entropy bonus, halving every 1000 evaluations (default: rl 0, hierarchical 0.01; paper "
-       "recipe 0)"},
+       "a learned method's entropy bonus, halving every 1000 evaluations (default 0)"},
       {"stickiness", "X", "a learned method's bonus on the logit of the previous group's device (default 0)"},
       {"neighbours", "on|off",
-       "whether a learned method's decoder sees the devices of each group's placed neighbours (default: rl on, "
-       "hierarchical off; paper recipe off)"},
+       "whether a learned method's decoder sees the devices of each group's placed neighbours (default on; paper "
+       "recipe off)"},
       {"affinity", "X",
        "with --neighbours on: a fixed bonus on the logits of the devices of a group's placed neighbours, by bytes "
        "(default 3; paper recipe 0)"},
+      {"grouper-prior", "KIND",
+       "hierarchical: what a fresh grouper leans each unit to: clusters (clusters of units that exchange much "
+       "data; default), order (groups of neighbouring units in topological order) or none (the paper's; paper recipe)"},
       {"policy-hidden", "N", "LSTM units per encoder direction of a learned method; the decoder has 2N (default 64)"},
       {"attention", "KIND", "a learned method's attention: multiplicative (default, Luong) or additive (Bahdanau, the paper's)"},
       {"distributed", "", "train a learned method over MPI (under mpirun): rank 0 holds the policy, the others sample"},
@@ -149,6 +151,11 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "affinity", training.affinity));
   if (training.affinity > 0 && (training.neighbour_devices == 0 || (training.paper_recipe && training.neighbour_devices != 1)))
     return invalid_input("--affinity needs --neighbours on");
+  if (auto text = get(options, "grouper-prior")) {
+    if (*text != "clusters" && *text != "order" && *text != "none")
+      return invalid_input("--grouper-prior: expected 'clusters', 'order' or 'none', got '" + *text + "'");
+    training.grouper_prior = *text;
+  }
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t hidden, positive_int(options, "policy-hidden", 0, kMaxPolicyHidden));
   training.policy_hidden = static_cast<int>(hidden);
   if (auto text = get(options, "attention")) {

@@ -58,6 +58,7 @@ struct TrainingRunOptions {
   double stickiness = -1;          // the decoder's bonus for the previous group's device; < 0: the default
   int neighbour_devices = -1;      // the decoder sees its placed neighbours' devices: 1 on, 0 off, -1 the recipe's
   double affinity = -1;            // a fixed bonus on the logits from those devices; < 0: the default
+  std::string grouper_prior;       // hierarchical: "order", "clusters" or "none"; "": the default
   int policy_hidden = 0;           // LSTM units per encoder direction (the decoder has twice); 0: the default
   AttentionKind attention = AttentionKind::kDefault;
   Distribution distributed = Distribution::kNone;  // --distributed [--sync], under mpirun

@@ -11,6 +11,7 @@
 #include "cluster/cluster_json.h"
 #include "cost/cost_model.h"
 #include "graph/builder.h"
+#include "place/data_clusters.h"
 #include "place/partition_graph.h"
 #include "place/run_placer.h"
 #include "sim/simulator.h"
@@ -66,7 +67,8 @@ Graph chains_graph(int num_chains, int length, int64_t bytes = 4096) {
 
 // Two clusters of 8 MatMuls ("a", "b"), each op reading the 1 MiB outputs of
 // the two before it; a7 sends 4 bytes ("a7:thin") to b0, the only link.
-Graph two_clusters_graph() {
+// With `pin`, that op is pinned to the CPU.
+Graph two_clusters_graph(const std::string& pin = "") {
   GraphBuilder b("two_clusters");
   TensorId thin = kNoId;
   for (const char* side : {"a", "b"}) {
@@ -75,6 +77,7 @@ Graph two_clusters_graph() {
       const std::string name = side + std::to_string(i);
       const OpId op = b.add_op(name, "MatMul");
       b.mutable_op(op).flops = 1e9;
+      if (name == pin) b.mutable_op(op).pinned_device = "/cpu:0";
       if (i >= 1) b.add_input(op, outs[i - 1]);
       if (i >= 2) b.add_input(op, outs[i - 2]);
       if (thin != kNoId && i == 0) b.add_input(op, thin);
@@ -385,6 +388,36 @@ TEST_P(PartitionOnZoo, EveryPlacerRunsOnK80x4) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, PartitionOnZoo, ::testing::Values("rnnlm", "nmt", "inception_v3"));
+
+// data_clusters: the two halves of two_clusters_graph, joined by 4 bytes,
+// are the two clusters, numbered in topological order; at more clusters
+// than groups each group is its own; with a group pinned to the CPU, it is
+// not merged with its neighbours while others can merge.
+TEST(DataClusters, FollowTheHeavyEdges) {
+  Placed placed(two_clusters_graph(), star_cluster({1e12, 1e12}, /*with_cpu=*/true));
+  const Grouping grouping = Grouping::create(placed.problem, placed.options.grouping);
+  const Graph& g = placed.graph;
+  const std::vector<int32_t> two = data_clusters(placed.problem, grouping, 2).value();
+  ASSERT_EQ(two.size(), static_cast<size_t>(grouping.num_groups()));
+  for (int32_t grp = 0; grp < grouping.num_groups(); ++grp) {
+    const std::string& name = g.op(grouping.ops(grp).front()).name;
+    EXPECT_EQ(two[grp], name[0] == 'a' ? 0 : 1) << name;
+  }
+  const std::vector<int32_t> many = data_clusters(placed.problem, grouping, 1000).value();
+  EXPECT_EQ(std::set<int32_t>(many.begin(), many.end()).size(), static_cast<size_t>(grouping.num_groups()));
+  const std::vector<int32_t> one = data_clusters(placed.problem, grouping, 1).value();
+  EXPECT_EQ(std::set<int32_t>(one.begin(), one.end()), std::set<int32_t>{0});
+  EXPECT_FALSE(data_clusters(placed.problem, grouping, 0).ok());
+
+  Placed with_pin(two_clusters_graph("a3"), star_cluster({1e12, 1e12}, /*with_cpu=*/true));
+  const Grouping pin_grouping = Grouping::create(with_pin.problem, with_pin.options.grouping);
+  const std::vector<int32_t> three = data_clusters(with_pin.problem, pin_grouping, 3).value();
+  std::map<std::string, int32_t> of;
+  for (int32_t grp = 0; grp < pin_grouping.num_groups(); ++grp)
+    of[with_pin.graph.op(pin_grouping.ops(grp).front()).name] = three[grp];
+  for (const auto& [name, cluster] : of)
+    if (name != "a3") EXPECT_NE(cluster, of["a3"]) << name;
+}
 
 }  // namespace
 }  // namespace devplace

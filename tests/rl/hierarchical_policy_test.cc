@@ -5,6 +5,8 @@
 #include "../test_clusters.h"
 #include "../test_graphs.h"
 #include "cost/cost_model.h"
+#include "graph/builder.h"
+#include "place/data_clusters.h"
 #include "rl/hierarchical_policy.h"
 
 namespace devplace::rl {
@@ -12,7 +14,7 @@ namespace {
 
 // A tiny random DAG's co-location groups on the toy cluster.
 struct TinyUnits {
-  explicit TinyUnits(int ops) : g(testing::tiny_dag(3, ops)) {}
+  explicit TinyUnits(int ops, uint64_t seed = 3) : g(testing::tiny_dag(seed, ops)) {}
   Graph g;
   Cluster c = testing::toy_cluster();
   std::unique_ptr<CostModel> cost = make_default_cost_model();
@@ -87,16 +89,15 @@ TEST(HierarchicalPolicy, NeighbourDevicesPerSampleGrouping) {
 // The locality prior: a fresh grouper draws groups of units that are
 // neighbours in topological order; without it, it scatters them.
 TEST(HierarchicalPolicy, TheLocalityPriorGroupsNeighbours) {
-  Graph g = testing::tiny_dag(5, 200);
-  Cluster c = testing::toy_cluster();
-  auto cost = make_default_cost_model();
-  const Problem p = Problem::create(g, c, *cost).value();
-  const Grouping units = Grouping::create(p, GroupingOptions{GroupingKind::kColocation});
+  const TinyUnits tiny(200, 5);
+  const Problem& p = tiny.p;
+  const Grouping& units = tiny.units;
   const int64_t nu = units.num_groups();
   auto mean_distance = [&](double width) {
     torch::manual_seed(1);
     HierarchicalOptions options;
     options.groups = 20;
+    options.prior = width > 0 ? HierarchicalOptions::Prior::kOrder : HierarchicalOptions::Prior::kNone;
     options.locality_width = width;
     HierarchicalPolicy policy(p, units, options);
     const torch::Tensor groups = policy.sample(8, /*greedy=*/false, 0.0).actions.narrow(1, 0, nu).to(torch::kDouble);  // [K, U]
@@ -107,6 +108,66 @@ TEST(HierarchicalPolicy, TheLocalityPriorGroupsNeighbours) {
   const double near = mean_distance(2.0), scattered = mean_distance(0.0);
   EXPECT_LT(near, 3.0);
   EXPECT_GT(scattered, 5.0);
+}
+
+// The cluster prior: a fresh grouper draws each unit's own cluster with
+// the given share; two units of one cluster mostly share a group.
+TEST(HierarchicalPolicy, TheClusterPriorDrawsEachUnitsCluster) {
+  const TinyUnits tiny(200, 5);
+  const Problem& p = tiny.p;
+  const Grouping& units = tiny.units;
+  const int64_t nu = units.num_groups();
+  const std::vector<int32_t> clusters = data_clusters(p, units, 20).value();
+  auto own_share = [&](double share, HierarchicalOptions::Prior prior) {
+    torch::manual_seed(1);
+    HierarchicalOptions options;
+    options.groups = 20;
+    options.prior = prior;
+    options.cluster_share = share;
+    HierarchicalPolicy policy(p, units, options);
+    const torch::Tensor groups = policy.sample(16, /*greedy=*/false, 0.0).actions.narrow(1, 0, nu);  // [K, U]
+    const torch::Tensor own = torch::tensor(std::vector<int64_t>(clusters.begin(), clusters.end())).unsqueeze(0);
+    return (groups == own).to(torch::kDouble).mean().item<double>();
+  };
+  EXPECT_NEAR(own_share(0.9, HierarchicalOptions::Prior::kClusters), 0.9, 0.05);
+  EXPECT_NEAR(own_share(0.5, HierarchicalOptions::Prior::kClusters), 0.5, 0.05);
+  EXPECT_LT(own_share(0.9, HierarchicalOptions::Prior::kNone), 0.2);
+}
+
+// A unit pinned to the CPU that is drawn into a group does not pin the
+// group: the group's other units still go to the GPUs, the pinned one to
+// the CPU.
+TEST(HierarchicalPolicy, APinnedUnitDoesNotPinItsGroup) {
+  GraphBuilder b("pinned");
+  const OpId input = b.add_op("input", "Input");
+  b.mutable_op(input).pinned_device = "/cpu:0";
+  TensorId prev = b.add_output(input, "x", {}, DType::kFloat32, 1000);
+  for (int i = 0; i < 6; ++i) {
+    const OpId op = b.add_op("mm" + std::to_string(i), "MatMul");
+    b.mutable_op(op).flops = 1e10;
+    b.add_input(op, prev);
+    prev = b.add_output(op, "t" + std::to_string(i), {}, DType::kFloat32, 1000);
+  }
+  const Graph g = std::move(b).build().value();
+  const Cluster c = testing::toy_cluster();
+  auto cost = make_default_cost_model();
+  const Problem p = Problem::create(g, c, *cost).value();
+  const Grouping units = Grouping::create(p, GroupingOptions{GroupingKind::kColocation});
+  torch::manual_seed(1);
+  HierarchicalOptions options;
+  options.groups = 1;  // every unit in one group, the pinned input too
+  HierarchicalPolicy policy(p, units, options);
+  const torch::Tensor devices = policy.sample(32, /*greedy=*/false, 0.0).devices;  // [K, U]
+  const auto acc = devices.accessor<int64_t, 2>();
+  int off_cpu = 0;
+  for (int64_t k = 0; k < devices.size(0); ++k) {
+    for (int32_t u = 0; u < units.num_groups(); ++u) {
+      const bool pinned = !units.allows(u, 1);
+      if (pinned) EXPECT_EQ(p.cluster().device(static_cast<DeviceId>(acc[k][u])).kind, DeviceKind::kCpu);
+      if (!pinned && p.cluster().device(static_cast<DeviceId>(acc[k][u])).kind == DeviceKind::kGpu) ++off_cpu;
+    }
+  }
+  EXPECT_GT(off_cpu, 0);
 }
 
 }  // namespace
