@@ -42,14 +42,14 @@ struct HierarchicalOptions {
   // over the graph:
   // - kClusters: unit u leans to group c(u), its cluster among N clusters
   //   of units that exchange much data (place/data_clusters.h): a fresh
-  //   grouper draws it with probability cluster_share (in [0, 1));
+  //   grouper draws it with probability cluster_share (at most 0.999);
   // - kOrder: unit u (of U, in topological order) leans to group u N / U,
   //   a Gaussian of locality_width groups;
   // - kNone: the paper's grouper.
   enum class Prior { kNone, kOrder, kClusters };
   Prior prior = Prior::kClusters;
   double locality_width = 2.0;
-  double cluster_share = 0.9;
+  double cluster_share = 0.99;
   PolicyOptions placer;
 };
 
