@@ -44,15 +44,12 @@ const CommandSpec kSpec = {
         "From the single-device placements it fits each device's time_scale (the factor by which the\n"
         "measured step exceeds the simulated one) and prints the error of the calibrated cluster;\n"
         "--out-cluster writes that cluster, to use with --cluster anywhere.",
-    with_measure_options(with_placer_options({{"graph", "SRC", "graph file (an export of tools/export_torch.py) or zoo:NAME", true},
+    with_measure_options(with_placer_options(with_graph_load_options({{"graph", "SRC", "graph file (an export of tools/export_torch.py) or zoo:NAME", true},
                                               {"cluster", "CL", "cluster JSON file or preset name", true},
                                               {"placements", "LIST", std::string("methods or placement files, comma-separated (default ") +
                                                                          kDefaultMethods + ")"},
-                                              {"training", "", "expand a forward-only graph file into a training step first"},
-                                              {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-                                              {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
                                               {"out-cluster", "FILE", "write the cluster with the fitted time_scale of each device", false, true},
-                                              {"json", "", "print one JSON object"}})),
+                                              {"json", "", "print one JSON object"}})))
 };
 
 double error_pct(double simulated, double measured) { return 100.0 * (simulated - measured) / measured; }

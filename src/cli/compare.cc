@@ -56,15 +56,12 @@ const CommandSpec kSpec = {
     "equal budget: " + std::to_string(kDefaultCompareEvaluations) +
         " evaluations each by default; --evaluations N sets the number, --budget SECONDS a\n"
     "time limit instead (or as well). The other methods make no evaluations of their own.",
-    with_compare_budget(with_report_option(with_measure_options(with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
+    with_compare_budget(with_report_option(with_measure_options(with_placer_options(with_graph_load_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
                          {"cluster", "CL", "cluster JSON file or preset name"},
                          {"suite", "NAME", "a fixed set of graphs and clusters instead: paper (Table 1)"},
                          {"methods", "A,B,...",
                           "the methods to run (default: all but exhaustive and the learned ones, which --suite paper adds)"},
-                         {"training", "", "expand a forward-only graph file into a training step first"},
-                         {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-                         {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
-                         {"json", "", "print one JSON object"}})))),
+                         {"json", "", "print one JSON object"}})))))
 };
 
 // The rows of the paper's Table 1.

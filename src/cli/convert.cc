@@ -15,11 +15,8 @@ const CommandSpec kSpec = {
     "devplace convert --graph SRC --out FILE.json [--training]",
     "Reads any graph source (a file of any supported format, or zoo:NAME[:k=v,...]) and writes it as a\n"
     "devplace graph JSON file (docs/formats.md).",
-    {{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
-     {"out", "FILE", "the native JSON file to write", true, true},
-     {"training", "", "expand a forward-only graph file into a training step first"},
-     {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-     {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"}},
+    with_graph_load_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
+     {"out", "FILE", "the native JSON file to write", true, true}})
 };
 }  // namespace
 

@@ -46,6 +46,15 @@ Result<InputShapes> parse_input_shapes(std::string_view text) {
   return shapes;
 }
 
+std::vector<OptionSpec> with_graph_load_options(std::vector<OptionSpec> options) {
+  options.push_back({"training", "", "expand a forward-only graph file into a training step first"});
+  options.push_back({"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"});
+  options.push_back({"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"});
+  options.push_back({"tf-costs", "FILE",
+                     "measured op times for a TensorFlow GraphDef: a RunMetadata, StepStats or CostGraphDef (.pb, .pbtxt)"});
+  return options;
+}
+
 Result<GraphLoadOptions> graph_load_options(const Args& args) {
   GraphLoadOptions load;
   load.training = args.flag("training");

@@ -20,12 +20,8 @@ const CommandSpec kSpec = {
     "Prints a graph's size: ops, edges, tensors, FLOPs, parameter bytes, co-location groups, ops per\n"
     "phase and the most common op types. SRC is a graph file (devplace JSON, an ONNX model .onnx, a\n"
     "PipeDream profile graph.txt, or a TensorFlow GraphDef .pb/.pbtxt; docs/formats.md) or zoo:NAME[:k=v,...].",
-    {{"graph", "SRC", "graph file (devplace JSON, .onnx, PipeDream graph.txt, TensorFlow .pb/.pbtxt) or zoo:NAME[:k=v,...]", true},
-     {"training", "", "expand a forward-only graph file into a training step"},
-     {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-     {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
-     {"tf-costs", "FILE", "measured op times for a TensorFlow GraphDef: a RunMetadata, StepStats or CostGraphDef (.pb, .pbtxt)"},
-     {"json", "", "print one JSON object"}},
+    with_graph_load_options({{"graph", "SRC", "graph file (devplace JSON, .onnx, PipeDream graph.txt, TensorFlow .pb/.pbtxt) or zoo:NAME[:k=v,...]", true},
+     {"json", "", "print one JSON object"}})
 };
 
 }  // namespace

@@ -48,15 +48,11 @@ const CommandSpec kSpec = {
     "--measure runs each placement with an external measurer (docs/measurer.md) instead of simulating it;\n"
     "the lower bound stays the simulator's. --distributed (under mpirun -np N) trains a learned method\n"
     "with rank 0 as the parameter server and N - 1 controllers; rank 0 alone prints.",
-    with_report_option(with_measure_options(with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
+    with_report_option(with_measure_options(with_placer_options(with_graph_load_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
                          {"cluster", "CL", "cluster JSON file or preset name", true},
                          {"method", "NAME", "placement method (devplace methods)", true},
-                         {"training", "", "expand a forward-only graph file into a training step first"},
-                         {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-                         {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
-                         {"tf-costs", "FILE", "measured op times for a TensorFlow GraphDef: a RunMetadata, StepStats or CostGraphDef (.pb, .pbtxt)"},
                          {"out", "FILE", "write the placement (.csv for CSV, .pb/.pbtxt: the GraphDef SRC placed, else JSON)", false, true},
-                         {"json", "", "print one JSON object"}}))),
+                         {"json", "", "print one JSON object"}}))))
 };
 
 // What `place` reports besides the run itself.

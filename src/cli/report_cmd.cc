@@ -29,15 +29,12 @@ const CommandSpec kSpec = {
     "ops, busy time and bytes in and out. PL: placement files or methods (devplace methods), run with\n"
     "the budget, seed and grouping options. --training-log adds the training curves of rl runs.\n"
     "place --report and compare --report write the same report of their own runs.",
-    with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
+    with_placer_options(with_graph_load_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
                          {"cluster", "CL", "cluster JSON file or preset name", true},
                          {"placement", "PL,...", "placement files or method names, comma-separated", true},
                          {"training-log", "CSV,...", "training logs of learned runs (--training-log of place), comma-separated"},
                          {"out", "FILE", "the HTML file to write", true, true},
-                         {"title", "TEXT", "the page title (default: GRAPH on CLUSTER)"},
-                         {"training", "", "expand a forward-only graph file into a training step first"},
-                         {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-                         {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"}}),
+                         {"title", "TEXT", "the page title (default: GRAPH on CLUSTER)"}}))
 };
 
 }  // namespace

@@ -27,16 +27,12 @@ const CommandSpec kSpec = {
     "zoo:NAME[:k=v,...]; CL: a cluster JSON file or a preset (devplace cluster list); PL: a placement\n"
     "file (JSON or CSV: op name -> device name) or a method (devplace methods), e.g. single-gpu, run\n"
     "with the budget, seed and grouping options.",
-    with_placer_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
+    with_placer_options(with_graph_load_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]", true},
      {"cluster", "CL", "cluster JSON file or preset name", true},
      {"placement", "PL", "placement file or method name", true},
-     {"training", "", "expand a forward-only graph file into a training step first"},
-     {"optimizer", "NAME", "optimizer for --training: sgd, momentum, adam (default adam)"},
-     {"input-shape", "NAME=DxD...[,...]", "fix an ONNX input's dynamic dimensions (trtexec's --shapes)"},
-     {"tf-costs", "FILE", "measured op times for a TensorFlow GraphDef: a RunMetadata, StepStats or CostGraphDef (.pb, .pbtxt)"},
      {"trace", "FILE", "write a Chrome trace (open in ui.perfetto.dev or chrome://tracing)", false, true},
      {"out", "FILE", "write the placement used (.csv for CSV, .pb/.pbtxt: the GraphDef SRC placed, else JSON)", false, true},
-     {"json", "", "print one JSON object"}}),
+     {"json", "", "print one JSON object"}}))
 };
 
 json::Json result_json(const Problem& problem, const SimResult& r, const std::string& label) {

@@ -67,6 +67,24 @@ TEST(CliTfGraphDef, CostsFromRunMetadata) {
             "devplace: --tf-costs: zoo:rnnlm: zoo models take no costs file (it applies to TensorFlow GraphDefs)\n");
 }
 
+// Every command that reads a graph takes --tf-costs: convert keeps the
+// measured times in the JSON it writes, and compare accepts it.
+TEST(CliTfGraphDef, EveryGraphCommandTakesCosts) {
+  const std::string json = temp_file("mlp.json").string();
+  CliRun convert = devplace("convert --graph " + tf("mlp.pb") + " --tf-costs " + tf("mlp_cost_graph.pbtxt") + " --out " + json);
+  ASSERT_EQ(convert.exit_code, 0) << convert.err;
+  CliRun r = devplace("inspect --graph " + json + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["times"]["cpu"]["measured_ops"], 2) << r.out;  // as inspect of mlp.pb with these costs
+  for (const std::string& command : std::vector<std::string>{"compare --methods single-gpu", "report --placement single-gpu --out " + temp_file("r.html").string()}) {
+    CliRun run = devplace(command + " --graph " + tf("mlp.pb") + " --cluster k80x2 --tf-costs " + tf("mlp_cost_graph.pbtxt"));
+    EXPECT_EQ(run.exit_code, 0) << command << ": " << run.err;
+  }
+  EXPECT_EQ(one_error("convert --graph " + tf("mlp.pb") + " --tf-costs /nonexistent.pb --out " + json),
+            "devplace: /nonexistent.pb: cannot read file\n");
+}
+
 TEST(CliTfGraphDef, PlaceWritesThePlacedGraphDef) {
   for (const std::string out : {"placed.pb", "placed.pbtxt"}) {
     const std::string placed = temp_file(out).string();
