@@ -230,7 +230,10 @@ std::vector<double> mean_column(const std::string& path) {
   return out;
 }
 
-TEST(Learning, FromScratchTheMeanSampleImprovesAndBeatsRandomSampling) {
+class Learning : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Learning, FromScratchTheMeanSampleImprovesAndBeatsRandomSampling) {
+  const std::string method = GetParam();
   // A 24-op random DAG on three devices: 3^24 placements, few of them good.
   Graph graph = testing::tiny_dag(11, 24);
   Cluster cluster = testing::toy_cluster(int64_t{4} << 30);
@@ -246,8 +249,8 @@ TEST(Learning, FromScratchTheMeanSampleImprovesAndBeatsRandomSampling) {
     options.budget.evaluations = kEvaluations;
     options.seed = seed;
     options.method_options["training-log"] = log;
-    const PlacerRun rl = run_placer("rl", problem, sim, options).value();
-    EXPECT_EQ(rl.method, "rl");
+    const PlacerRun rl = run_placer(method, problem, sim, options).value();
+    EXPECT_EQ(rl.method, method);
     EXPECT_LE(rl.evaluations, kEvaluations);
     const std::vector<double> mean = mean_column(log);
     ASSERT_GE(mean.size(), 50u);
@@ -262,7 +265,7 @@ TEST(Learning, FromScratchTheMeanSampleImprovesAndBeatsRandomSampling) {
     const PlacerRun random = run_placer("random-search", problem, sim, options).value();
     EXPECT_LE(random.evaluations, kEvaluations);
     // The policy's mean sample, not only its best, beats the best of as many random placements.
-    std::printf("seed %d: rl best %.4f s, random-search best %.4f s\n", static_cast<int>(seed), search_cost_s(problem, rl.evaluation),
+    std::printf("seed %d: %s best %.4f s, random-search best %.4f s\n", static_cast<int>(seed), method.c_str(), search_cost_s(problem, rl.evaluation),
                 search_cost_s(problem, random.evaluation));
     better_than_random += last < search_cost_s(problem, random.evaluation) &&
                           search_cost_s(problem, rl.evaluation) < search_cost_s(problem, random.evaluation);
@@ -271,6 +274,8 @@ TEST(Learning, FromScratchTheMeanSampleImprovesAndBeatsRandomSampling) {
   EXPECT_EQ(improved, 3);
   EXPECT_EQ(better_than_random, 3);
 }
+
+INSTANTIATE_TEST_SUITE_P(LearnedMethods, Learning, ::testing::Values("rl", "hierarchical"));
 
 }  // namespace
 }  // namespace devplace::rl
