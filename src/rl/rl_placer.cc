@@ -18,7 +18,6 @@ class RlPlacer : public Placer {
   std::string label() const override { return pipeline_label(name(), training_); }
   Status configure(const MethodOptions& options) override {
     DEVPLACE_ASSIGN_OR_RETURN(training_, parse_training_options(options));
-    if (!training_.grouper_prior.empty()) return invalid_input("--grouper-prior is an option of hierarchical (rl has no grouper)");
     return Status::ok_status();
   }
 

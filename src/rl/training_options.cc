@@ -83,7 +83,7 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
        "with --neighbours on: a fixed bonus on the logits of the devices of a group's placed neighbours, by bytes "
        "(default 3; paper recipe 0)"},
       {"grouper-prior", "KIND",
-       "hierarchical: what a fresh grouper leans each unit to: clusters (clusters of units that exchange much "
+       "hierarchical (rl, which has no grouper, ignores it): what a fresh grouper leans each unit to: clusters (clusters of units that exchange much "
        "data; default), order (groups of neighbouring units in topological order) or none (the paper's; paper recipe)"},
       {"policy-hidden", "N", "LSTM units per encoder direction of a learned method; the decoder has 2N (default 64)"},
       {"attention", "KIND", "a learned method's attention: multiplicative (default, Luong) or additive (Bahdanau, the paper's)"},
