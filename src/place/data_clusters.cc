@@ -62,6 +62,16 @@ Result<std::vector<int32_t>> data_clusters(const Problem& problem, const Groupin
   bool mixed_sets = false;
   std::vector<std::vector<int32_t>> members(n);
   for (int v = 0; v < n; ++v) members[v] = {v};
+  // Merges two clusters (roots); the smaller vertex stays the root.
+  auto merge = [&](int32_t a, int32_t b) {
+    const int32_t root = std::min(a, b), other = std::max(a, b);
+    parent[other] = root;
+    work[root] += work[other];
+    members[root].insert(members[root].end(), members[other].begin(), members[other].end());
+    members[other].clear();
+    --count;
+    return root;
+  };
   while (count > target) {
     std::vector<char> merged(n, 0);
     int merges = 0;
@@ -86,13 +96,7 @@ Result<std::vector<int32_t>> data_clusters(const Problem& problem, const Groupin
       }
       for (int32_t b : touched) weight_to[b] = 0;
       if (best < 0) continue;
-      const int32_t root = std::min<int32_t>(a, best), other = std::max<int32_t>(a, best);
-      parent[other] = root;
-      work[root] += work[other];
-      members[root].insert(members[root].end(), members[other].begin(), members[other].end());
-      members[other].clear();
-      merged[root] = 1;
-      --count;
+      merged[merge(a, best)] = 1;
       ++merges;
     }
     if (merges > 0) continue;
@@ -111,12 +115,7 @@ Result<std::vector<int32_t>> data_clusters(const Problem& problem, const Groupin
     size_t best = 0;
     for (size_t i = 1; i + 1 < roots.size(); ++i)
       if (work[roots[i]] + work[roots[i + 1]] < work[roots[best]] + work[roots[best + 1]]) best = i;
-    const int32_t root = roots[best], other = roots[best + 1];
-    parent[other] = root;
-    work[root] += work[other];
-    members[root].insert(members[root].end(), members[other].begin(), members[other].end());
-    members[other].clear();
-    --count;
+    merge(roots[best], roots[best + 1]);
   }
 
   // Number the clusters by the mean position of their groups.
