@@ -2,6 +2,7 @@
 // Checkpoints, the training log and the thread setting (training_state.h).
 #include "rl/training_state.h"
 
+#include "rl/cpu_block_cache.h"
 #include "common/file_io.h"
 
 #include <dlfcn.h>
@@ -191,8 +192,11 @@ void use_one_thread() {
   // and returns them on free, so every update paid page faults and
   // zeroing for them: a third of its CPU time (NMT on k80x4, perf). Keep
   // them in the heap instead, up to glibc's largest threshold (32 MB).
+  // Blocks over 32 MB (the hierarchical planner's per-sample groupings)
+  // are glibc's to mmap whatever the threshold: the block cache keeps them.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  use_cpu_block_cache();
   torch::set_num_threads(1);
   using SetThreads = void (*)(int);
   for (const char* name : {"openblas_set_num_threads", "goto_set_num_threads"}) {
