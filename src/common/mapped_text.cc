@@ -45,7 +45,11 @@ struct Fd {
 
 }  // namespace
 
-Result<MappedText> map_text_file(const std::string& path, int64_t max_bytes) {
+Result<MappedText> map_text_file(const std::string& path, int64_t max_bytes) { return map_file(path, max_bytes, true); }
+
+Result<MappedText> map_binary_file(const std::string& path, int64_t max_bytes) { return map_file(path, max_bytes, false); }
+
+Result<MappedText> map_file(const std::string& path, int64_t max_bytes, bool text) {
   MappedText out;
   struct stat st {};
   Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
@@ -53,7 +57,11 @@ Result<MappedText> map_text_file(const std::string& path, int64_t max_bytes) {
                         st.st_size <= max_bytes;
   if (!mappable) {
     // Pipes, devices, folders, empty, missing and too large files: read_text_file checks and says.
-    DEVPLACE_ASSIGN_OR_RETURN(out.buffer_, read_text_file(path, max_bytes));
+    if (text) {
+      DEVPLACE_ASSIGN_OR_RETURN(out.buffer_, read_text_file(path, max_bytes));
+    } else {
+      DEVPLACE_ASSIGN_OR_RETURN(out.buffer_, read_binary_file(path, max_bytes));
+    }
     out.size_ = out.buffer_.size();
     out.buffer_.append(MappedText::kPadding, '\0');
     out.data_ = out.buffer_.data();
@@ -73,6 +81,7 @@ Result<MappedText> map_text_file(const std::string& path, int64_t max_bytes) {
   out.data_ = static_cast<const char*>(region);
   out.size_ = size;
   constexpr size_t kFirstBlock = size_t{1} << 20;  // what read_text_file checks
+  if (!text) return out;
   if (const void* nul = std::memchr(out.data_, '\0', std::min(size, kFirstBlock)))
     return invalid_input(path + ": not a text file (a NUL byte at offset " +
                          std::to_string(static_cast<const char*>(nul) - out.data_) + ")");

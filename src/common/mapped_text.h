@@ -1,5 +1,5 @@
 // File: mapped_text.h
-// MappedText: a text file for parsers that read past the end in 64-byte
+// MappedText: a text (or binary) file for parsers that read past the end in 64-byte
 // blocks (simdjson). A regular file is mapped read-only from the page
 // cache: no copy and no fresh memory, which on a virtual machine is most
 // of the cost of reading a large graph (a 419 MB file: 0.5 s to copy, and
@@ -37,7 +37,7 @@ class MappedText {
   std::string_view text() const { return {data_, size_}; }
 
  private:
-  friend Result<MappedText> map_text_file(const std::string& path, int64_t max_bytes);
+  friend Result<MappedText> map_file(const std::string& path, int64_t max_bytes, bool text);
   const char* data_ = "";
   size_t size_ = 0;
   void* mapping_ = nullptr;  // munmap'd on destruction; null when read into `buffer_`
@@ -46,5 +46,10 @@ class MappedText {
 };
 
 Result<MappedText> map_text_file(const std::string& path, int64_t max_bytes = kMaxTextFileBytes);
+// The same for any bytes (a binary graph): no check for NUL bytes, and
+// read_binary_file's messages for what cannot be mapped.
+Result<MappedText> map_binary_file(const std::string& path, int64_t max_bytes);
+// Either: `text` checks the first MiB for NUL bytes.
+Result<MappedText> map_file(const std::string& path, int64_t max_bytes, bool text);
 
 }  // namespace devplace

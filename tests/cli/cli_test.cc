@@ -18,6 +18,7 @@
 
 #include "../test_cli.h"
 #include "cli/method_comparison.h"
+#include "common/file_io.h"
 
 namespace {
 
@@ -349,6 +350,30 @@ TEST(Cli, ConvertWritesNativeJsonThatReadsBack) {
   nlohmann::json ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
   for (const char* key : {"ops", "edges", "flops", "parameter_bytes", "tensor_bytes"}) EXPECT_EQ(ja[key], jb[key]) << key;
   fs::remove(out);
+}
+
+// convert --out FILE.dpg writes the binary form; inspect and simulate read it as they read the JSON.
+TEST(Cli, ConvertWritesABinaryGraphThatCommandsRead) {
+  const fs::path json = temp_file("converted_b.json"), binary = temp_file("converted.dpg");
+  const std::string src = std::string(DEVPLACE_TESTDATA_DIR) + "/io/testdata/pipedream/gnmt/graph.txt";
+  ASSERT_EQ(devplace("convert --graph " + src + " --out " + json.string()).exit_code, 0);
+  CliRun c = devplace("convert --graph " + src + " --out " + binary.string());
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  for (const char* command : {"inspect", "simulate --cluster k80x4 --placement round-robin"}) {
+    CliRun a = devplace(std::string(command) + " --graph " + json.string() + " --json");
+    CliRun b = devplace(std::string(command) + " --graph " + binary.string() + " --json");
+    ASSERT_EQ(b.exit_code, 0) << command << ": " << b.err;
+    EXPECT_EQ(nlohmann::json::parse(a.out), nlohmann::json::parse(b.out)) << command;
+  }
+  // A damaged file: one line, the file and the offset, exit code 2.
+  std::string bytes = devplace::read_binary_file(binary.string(), 1 << 30).value();
+  bytes.resize(bytes.size() / 2);
+  ASSERT_TRUE(devplace::write_text_file(binary.string(), bytes).ok());
+  CliRun bad = devplace("inspect --graph " + binary.string());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find(binary.string() + ": offset "), std::string::npos) << bad.err;
+  fs::remove(json);
+  fs::remove(binary);
 }
 
 TEST(Cli, ZooListHasEveryModel) {
