@@ -119,7 +119,10 @@ double best_other_s(const Comparison& comparison) {
 }
 
 json::Json method_result_json(const MethodResult& r) {
-  json::Json j = {{"method", r.method}};
+  // What ran, so that a pipeline is named as one ("fast>rl"); the method
+  // asked for as well when that differs.
+  json::Json j = {{"method", shown_method(r)}};
+  if (shown_method(r) != r.method) j["requested_method"] = r.method;
   if (!r.run) {
     j.update({{"step_time_s", nullptr}, {"oom", nullptr}, {"search_time_s", nullptr}, {"evaluations", nullptr},
               {"ratio_to_lower_bound", nullptr}, {"speedup_over_paper_baselines", nullptr}, {"error", r.error}});

@@ -79,7 +79,9 @@ double best_other_s(const Comparison& comparison);
 
 // {"method", "step_time_s", "oom", "search_time_s", "evaluations",
 //  "ratio_to_lower_bound", "speedup_over_paper_baselines"} or, for a failed
-// method, {"method", "error"} with the figures null.
+// method, {"method", "error"} with the figures null. "method" is what ran
+// (shown_method: a pipeline's stages); "requested_method", present when
+// that differs, the method asked for.
 json::Json method_result_json(const MethodResult& result);
 
 // Which part of the bound binds: "critical path", "load" or "group".

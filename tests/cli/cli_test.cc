@@ -524,6 +524,22 @@ TEST(Cli, PlaceRlRunsWithinItsEvaluationsAndPrintsAStepTime) {
   EXPECT_GT(pj["groups"].get<int>(), 0);
 }
 
+// A pipeline is named as one in compare's table and JSON: what ran, not
+// only the method asked for.
+TEST(Cli, CompareNamesAPipelineByItsStages) {
+  const std::string cmd = "compare --graph zoo:layered:layers=4 --cluster k80x2 --methods rl,local-search --warm-start fast --evaluations 20";
+  CliRun text = devplace(cmd);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("\nfast>rl "), std::string::npos) << text.out;
+  CliRun j = devplace(cmd + " --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const nlohmann::json results = nlohmann::json::parse(j.out)["results"];
+  EXPECT_EQ(results[0]["method"], "fast>rl");
+  EXPECT_EQ(results[0]["requested_method"], "rl");
+  EXPECT_EQ(results[1]["method"], "local-search");
+  EXPECT_FALSE(results[1].contains("requested_method"));
+}
+
 TEST(Cli, CompareSuitePaperHasTheSixRowsOfTable1) {
   const std::string cmd = "compare --suite paper --methods cpu,single-gpu,expert";
   CliRun text = devplace(cmd);
