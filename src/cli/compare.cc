@@ -5,6 +5,8 @@
 // columns: CPU only, single GPU, Scotch, MinCut, expert, then the others, and
 // last the learned methods (rl, hierarchical), which train for minutes.
 #include <algorithm>
+#include <chrono>
+#include <limits>
 #include <iostream>
 #include <iterator>
 #include <string>
@@ -13,6 +15,7 @@
 #include <optional>
 
 #include "cli/args.h"
+#include "cli/child_processes.h"
 #include "cli/commands.h"
 #include "common/format.h"
 #include "cli/graph_options.h"
@@ -21,6 +24,7 @@
 #include "cli/placer_options.h"
 #include "cli/problem_source.h"
 #include "cli/report_options.h"
+#include "cluster/cluster_json.h"
 #include "common/interrupt.h"
 #include "common/json_reader.h"
 
@@ -43,7 +47,7 @@ const CommandSpec kSpec = {
     "       [--seed N] [--grouping paper|colocation] [--training] [--json] [--measure COMMAND ...]\n"
     "       [--report FILE]\n"
     "   or: devplace compare --suite paper [--methods A,B,...] [--budget SECONDS] [--iterations N] [--json]\n"
-    "       [--report FILE]",
+    "       [--report FILE | --jobs N]",
     "Runs each method with the same budget and seed and prints its step time (OOM where a device runs\n"
     "out of memory), its search time, its speed-up over the best of the paper's baselines that ran, and\n"
     "its ratio to the step-time lower bound. Methods default to every method but exhaustive and the\n"
@@ -61,7 +65,9 @@ const CommandSpec kSpec = {
                          {"suite", "NAME", "a fixed set of graphs and clusters instead: paper (Table 1)"},
                          {"methods", "A,B,...",
                           "the methods to run (default: all but exhaustive and the learned ones, which --suite paper adds)"},
-                         {"json", "", "print one JSON object"}})))))
+                         {"json", "", "print one JSON object"},
+                         {"jobs", "N",
+                          "--suite: run N rows at a time, each in its own devplace process (default 1; not with --report)"}})))))
 };
 
 // The rows of the paper's Table 1.
@@ -254,9 +260,79 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
   return Status::ok_status();
 }
 
+// The arguments of a child that runs one row of the suite: compare on the
+// row's graph and cluster, with the suite's methods and every option given
+// but those that make it a suite (--suite, --jobs, --report, --json).
+ArgList row_command(const Args& args, const SuiteRow& row, const std::vector<std::string>& methods) {
+  std::string list;
+  for (const std::string& m : methods) list += (list.empty() ? "" : ",") + m;
+  ArgList cmd = {"compare", "--graph", row.graph, "--cluster", row.cluster, "--methods", list, "--json"};
+  for (const OptionSpec& o : kSpec.options) {
+    if (o.name == "suite" || o.name == "jobs" || o.name == "report" || o.name == "json" || o.name == "methods") continue;
+    const std::optional<std::string> v = args.get(o.name);
+    if (!v) continue;
+    cmd.push_back("--" + o.name);
+    if (!o.value.empty()) cmd.push_back(*v);
+  }
+  return cmd;
+}
+
+// A row whose process failed: every method failed with its message.
+Comparison failed_row(const std::vector<std::string>& methods, const std::string& error) {
+  Comparison c;
+  c.best_paper_baseline_s = std::numeric_limits<double>::infinity();
+  for (const std::string& m : methods) {
+    MethodResult r;
+    r.method = m;
+    r.error = error;
+    c.results.push_back(std::move(r));
+  }
+  return c;
+}
+
+// The rows of the suite, each as `devplace compare --json` in its own
+// process, `jobs` at a time; a row not started (Ctrl-C) stays empty.
+Result<std::vector<std::optional<Comparison>>> run_rows_in_children(const Args& args, const std::vector<std::string>& methods,
+                                                                    int jobs) {
+  std::vector<ArgList> commands;
+  for (const SuiteRow& row : kPaperSuite) commands.push_back(row_command(args, row, methods));
+  const auto started = std::chrono::steady_clock::now();
+  size_t finished = 0;
+  DEVPLACE_ASSIGN_OR_RETURN(
+      const std::vector<ChildResult> children,
+      run_devplace_children(commands, jobs, [&](size_t i, const ChildResult& r) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::cerr << "devplace: row " << i + 1 << " of " << std::size(kPaperSuite) << " (" << kPaperSuite[i].model << ", "
+                  << kPaperSuite[i].cluster << ") "
+                  << (r.exit_code == 0 ? "done" : r.exit_code == 130 ? "interrupted" : "failed") << " after "
+                  << format_seconds(s) << " (" << ++finished << " done)\n";
+      }));
+  std::vector<std::optional<Comparison>> rows(children.size());
+  for (size_t i = 0; i < children.size(); ++i) {
+    const ChildResult& r = children[i];
+    if (!r.ran) continue;
+    const std::string what = std::string("row ") + kPaperSuite[i].model + " on " + kPaperSuite[i].cluster;
+    // 130: the row was interrupted (Ctrl-C), and its answer holds what it had.
+    if (r.exit_code != 0 && r.exit_code != 130) {
+      rows[i] = failed_row(methods, "its process failed (exit code " + std::to_string(r.exit_code) + "): " + r.last_error);
+      continue;
+    }
+    Result<json::Json> answer = json::parse_text(r.out, what);
+    Result<Comparison> c = answer.ok() ? comparison_from_json(answer.value(), what) : Result<Comparison>(answer.error());
+    rows[i] = c.ok() ? std::move(c).value() : failed_row(methods, c.error().message());
+  }
+  return rows;
+}
+
 Status compare_paper_suite(const Args& args, const std::vector<std::string>& methods, const PlacerRunOptions& options) {
   const std::vector<std::string> ordered = in_paper_order(methods);
   const bool as_json = args.flag("json");
+  DEVPLACE_ASSIGN_OR_RETURN(const std::optional<std::string> report_file, report_path(args));
+  DEVPLACE_ASSIGN_OR_RETURN(const int64_t jobs_given, args.get_int_or("jobs", 1));
+  if (jobs_given < 1) return invalid_input("--jobs: expected a positive integer, got " + std::to_string(jobs_given));
+  const int jobs = static_cast<int>(std::min<int64_t>(jobs_given, std::size(kPaperSuite)));
+  if (jobs > 1 && report_file)
+    return invalid_input("--report cannot be combined with --jobs: the rows' processes keep their placements (run the suite with --jobs 1)");
   std::vector<size_t> widths;
   if (!as_json) {
     std::cout << pad_right("model", 14) << pad_left("#GPUs", 6);
@@ -264,11 +340,35 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
       widths.push_back(std::max<size_t>(column_label(m).size(), 10) + 2);
       std::cout << pad_left(column_label(m), widths.back());
     }
-    std::cout << pad_left("speed-up", 10) << pad_left("bound", 12) << "\n";
+    std::cout << pad_left("speed-up", 10) << pad_left("bound", 12) << "\n" << std::flush;
   }
   json::Json rows = json::Json::array();
   std::vector<std::string> failures;
-  DEVPLACE_ASSIGN_OR_RETURN(const std::optional<std::string> report_file, report_path(args));
+  // A row's line of the table, or its object of the JSON.
+  auto emit = [&](const SuiteRow& row, const Comparison& c) -> Status {
+    DEVPLACE_ASSIGN_OR_RETURN(const Cluster cluster, load_cluster(row.cluster));
+    const int gpus = num_gpus(cluster);
+    const double speedup = ratio(c.best_paper_baseline_s, best_other_s(c));
+    if (as_json) {
+      rows.push_back({{"model", row.model},
+                      {"graph", row.graph},
+                      {"cluster", row.cluster},
+                      {"gpus", gpus},
+                      {"lower_bound_s", c.lower_bound.value_s()},
+                      {"best_paper_baseline_s", number_or_null(c.best_paper_baseline_s)},
+                      {"speedup", number_or_null(speedup)},
+                      {"results", results_json(c)}});
+      return Status::ok_status();
+    }
+    std::cout << pad_right(row.model, 14) << pad_left(std::to_string(gpus), 6);
+    for (size_t i = 0; i < c.results.size(); ++i) {
+      std::cout << pad_left(step_cell(c.results[i]), widths[i]);
+      if (!c.results[i].run && !c.results[i].not_run && !c.results[i].not_applicable)
+        failures.push_back(std::string(row.model) + " on " + row.cluster + ", " + c.results[i].method + ": " + c.results[i].error);
+    }
+    std::cout << pad_left(format_ratio(speedup), 10) << pad_left(format_seconds(c.lower_bound.value_s()), 12) << "\n" << std::flush;
+    return Status::ok_status();
+  };
   // The report needs every row's problem until it is written.
   std::vector<LoadedProblem> problems;
   problems.reserve(std::size(kPaperSuite));
@@ -280,38 +380,29 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   std::vector<Comparison> done;
   done.reserve(std::size(kPaperSuite));
   size_t rows_run = 0;
-  for (const SuiteRow& row : kPaperSuite) {
-    if (interrupt_requested()) break;
-    ++rows_run;
-    DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded_row, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
-    problems.push_back(std::move(loaded_row));
-    const LoadedProblem& loaded = problems.back();
-    done.push_back(compare_methods(loaded.problem, ordered, options));
-    const Comparison& c = done.back();
-    if (report_file) {
-      rep.sections.push_back(comparison_section(std::string(row.model) + " on " + row.cluster + " (" + row.graph + ")",
-                                                loaded.problem, c));
+  if (jobs > 1) {
+    DEVPLACE_ASSIGN_OR_RETURN(std::vector<std::optional<Comparison>> results, run_rows_in_children(args, ordered, jobs));
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (!results[i]) continue;
+      ++rows_run;
+      done.push_back(std::move(*results[i]));
+      DEVPLACE_RETURN_IF_ERROR(emit(kPaperSuite[i], done.back()));
     }
-    const int gpus = num_gpus(*loaded.cluster);
-    const double speedup = ratio(c.best_paper_baseline_s, best_other_s(c));
-    if (as_json) {
-      rows.push_back({{"model", row.model},
-                      {"graph", row.graph},
-                      {"cluster", row.cluster},
-                      {"gpus", gpus},
-                      {"lower_bound_s", c.lower_bound.value_s()},
-                      {"best_paper_baseline_s", number_or_null(c.best_paper_baseline_s)},
-                      {"speedup", number_or_null(speedup)},
-                      {"results", results_json(c)}});
-      continue;
+  } else {
+    for (const SuiteRow& row : kPaperSuite) {
+      if (interrupt_requested()) break;
+      ++rows_run;
+      DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded_row, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
+      problems.push_back(std::move(loaded_row));
+      const LoadedProblem& loaded = problems.back();
+      done.push_back(compare_methods(loaded.problem, ordered, options));
+      const Comparison& c = done.back();
+      if (report_file) {
+        rep.sections.push_back(comparison_section(std::string(row.model) + " on " + row.cluster + " (" + row.graph + ")",
+                                                  loaded.problem, c));
+      }
+      DEVPLACE_RETURN_IF_ERROR(emit(row, c));
     }
-    std::cout << pad_right(row.model, 14) << pad_left(std::to_string(gpus), 6);
-    for (size_t i = 0; i < c.results.size(); ++i) {
-      std::cout << pad_left(step_cell(c.results[i]), widths[i]);
-      if (!c.results[i].run && !c.results[i].not_run && !c.results[i].not_applicable)
-        failures.push_back(std::string(row.model) + " on " + row.cluster + ", " + c.results[i].method + ": " + c.results[i].error);
-    }
-    std::cout << pad_left(format_ratio(speedup), 10) << pad_left(format_seconds(c.lower_bound.value_s()), 12) << "\n";
   }
   scope.reset();
   if (report_file) DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
@@ -326,6 +417,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
                "step time of any placement.\n";
   if (const std::string budget = budget_note(options, ordered); !budget.empty())
     std::cout << budget << "; each cell's evaluations in --json.\n";
+  if (jobs > 1) std::cout << "rows run " << jobs << " at a time, each in its own process (--jobs).\n";
   for (const std::string& f : failures) std::cout << "failed: " << f << "\n";
   std::vector<const Comparison*> all;
   for (const Comparison& c : done) all.push_back(&c);
@@ -364,6 +456,7 @@ Status run_compare(const ArgList& argv) {
   if (suite && args.get("measure"))
     return invalid_input("--measure cannot be combined with --suite: the suite's zoo models have no real runs");
   if (suite && *suite != "paper") return invalid_input("--suite: expected 'paper', got '" + *suite + "'");
+  if (!suite && args.get("jobs")) return invalid_input("--jobs runs the rows of a --suite side by side; one graph runs in one process");
   DEVPLACE_ASSIGN_OR_RETURN(const std::vector<std::string> methods,
                             resolve_methods(args.get("methods"), /*with_learned=*/suite.has_value()));
   DEVPLACE_ASSIGN_OR_RETURN(PlacerRunOptions options, placer_run_options(args));

@@ -140,6 +140,46 @@ json::Json method_result_json(const MethodResult& r) {
   return j;
 }
 
+Result<Comparison> comparison_from_json(const json::Json& answer, const std::string& source) {
+  try {
+    Comparison c;
+    const json::Json& bound = answer.at("lower_bound");
+    c.lower_bound.critical_path_s = bound.at("critical_path_s").get<double>();
+    c.lower_bound.load_s = bound.at("load_s").get<double>();
+    c.lower_bound.group_s = bound.at("group_s").get<double>();
+    const json::Json& best = answer.at("best_paper_baseline_s");
+    c.best_paper_baseline_s = best.is_null() ? kInf : best.get<double>();
+    auto number = [](const json::Json& j) { return j.is_null() ? kNan : j.get<double>(); };
+    for (const json::Json& j : answer.at("results")) {
+      MethodResult r;
+      r.method = j.value("requested_method", j.at("method").get<std::string>());
+      const PlacerInfo* info = find_info(r.method);
+      if (info == nullptr) return invalid_input(source + ": results: unknown method '" + r.method + "'");
+      r.role = info->role;
+      r.interrupted = j.value("interrupted", false);
+      r.not_run = j.value("not_run", false);
+      r.not_applicable = j.value("not_applicable", false);
+      r.ratio_to_lower_bound = number(j.at("ratio_to_lower_bound"));
+      r.speedup_over_paper_baselines = number(j.at("speedup_over_paper_baselines"));
+      if (j.at("step_time_s").is_null()) {
+        r.error = j.at("error").get<std::string>();
+      } else {
+        PlacerRun run;
+        run.method = j.at("method").get<std::string>();
+        run.evaluation.step_time_s = j.at("step_time_s").get<double>();
+        run.evaluation.oom = j.at("oom").get<bool>();
+        run.search_time_s = j.at("search_time_s").get<double>();
+        run.evaluations = j.at("evaluations").get<int64_t>();
+        r.run = std::move(run);
+      }
+      c.results.push_back(std::move(r));
+    }
+    return c;
+  } catch (const json::Json::exception& e) {
+    return invalid_input(source + ": not a devplace compare answer (" + e.what() + ")");
+  }
+}
+
 std::string_view binding_part(const LowerBound& bound) {
   const double v = bound.value_s();
   if (bound.critical_path_s == v) return "critical path";

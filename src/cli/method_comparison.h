@@ -84,6 +84,12 @@ double best_other_s(const Comparison& comparison);
 // that differs, the method asked for.
 json::Json method_result_json(const MethodResult& result);
 
+// The comparison of a `devplace compare --json` answer (its "lower_bound",
+// "best_paper_baseline_s" and "results"), as far as the answer holds it:
+// each run's step time, OOM, search time, evaluations and what ran, not
+// its placement. `source` names the answer in errors.
+Result<Comparison> comparison_from_json(const json::Json& answer, const std::string& source);
+
 // Which part of the bound binds: "critical path", "load" or "group".
 std::string_view binding_part(const LowerBound& bound);
 // {"critical_path_s", "load_s", "group_s", "binding"}.

@@ -20,7 +20,9 @@ int64_t dense_tensor_bytes(const std::vector<int64_t>& shape, DType dtype) {
     if (d != 0 && elements > std::numeric_limits<int64_t>::max() / d) return -1;
     elements *= d;
   }
-  return elements * dtype_size_bytes(dtype);
+  const int64_t size = dtype_size_bytes(dtype);
+  if (elements > std::numeric_limits<int64_t>::max() / size) return -1;  // the bytes overflow, not only the count
+  return elements * size;
 }
 
 GraphBuilder::GraphBuilder(std::string graph_name) : name_(std::move(graph_name)) {}

@@ -60,7 +60,8 @@ class GraphBuilder {
   std::array<MeasuredOn, kNumDeviceKinds> measured_on_{};
 };
 
-// Bytes of a dense tensor of this shape and dtype (1 element for a scalar shape).
+// Bytes of a dense tensor of this shape and dtype (1 element for a scalar
+// shape); -1 for a negative dimension or a size past int64.
 int64_t dense_tensor_bytes(const std::vector<int64_t>& shape, DType dtype);
 
 }  // namespace devplace

@@ -261,6 +261,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"compare --suite nope", "--suite: expected 'paper', got 'nope'"},
         BadCase{"compare --suite paper --graph zoo:rnnlm", "--suite cannot be combined with --graph or --cluster"},
         BadCase{"compare --suite paper --cluster k80x4", "--suite cannot be combined with --graph or --cluster"},
+        BadCase{"compare --graph zoo:rnnlm --cluster k80x2 --jobs 2",
+                "--jobs runs the rows of a --suite side by side; one graph runs in one process"},
+        BadCase{"compare --suite paper --jobs 0", "--jobs: expected a positive integer, got 0"},
+        BadCase{"compare --suite paper --jobs 2 --report r.html",
+                "--report cannot be combined with --jobs: the rows' processes keep their placements (run the suite with --jobs 1)"},
         // The learned methods' training options.
         BadCase{place("rl --iterations 0"), "--iterations: expected a positive integer (at most 100000000), got '0'"},
         BadCase{place("rl --iterations 2.5"), "--iterations: expected a positive integer (at most 100000000), got '2.5'"},
@@ -595,6 +600,42 @@ TEST(Cli, CtrlCStopsTheWholeSuiteAndMarksWhatIsPartial) {
   EXPECT_NE(text.find(" ms*"), std::string::npos) << text;
   EXPECT_NE(text.find("interrupted (Ctrl-C): * marks a method stopped early"), std::string::npos) << text;
   EXPECT_NE(text.find("Rows run: 1 of 6."), std::string::npos) << text;
+}
+
+// --jobs runs the rows in processes side by side: the same table, and
+// Ctrl-C reaches the rows running (each gets one SIGINT from devplace).
+TEST(Cli, CompareSuiteJobsGivesTheSameRows) {
+  const std::string cmd = "compare --suite paper --methods cpu,expert,random-search,local-search --evaluations 20 --json";
+  CliRun one = devplace(cmd);
+  CliRun three = devplace(cmd + " --jobs 3");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(three.exit_code, 0) << three.err;
+  nlohmann::json a = nlohmann::json::parse(one.out), b = nlohmann::json::parse(three.out);
+  for (nlohmann::json* j : {&a, &b}) {
+    for (auto& row : (*j)["rows"]) {
+      for (auto& m : row["results"]) m.erase("search_time_s");  // wall clock
+    }
+  }
+  EXPECT_EQ(a, b);
+  EXPECT_NE(three.err.find("devplace: row 6 of 6 (Inception-V3, k80x4) done"), std::string::npos) << three.err;
+}
+
+TEST(Cli, CtrlCWithJobsStopsTheRowsRunning) {
+  const std::filesystem::path out = temp_file("suite_jobs_interrupted.out");
+  const std::string cmd = std::string("timeout --foreground --preserve-status -s INT 4 '") + DEVPLACE_BINARY +
+                          "' compare --suite paper --methods cpu,local-search --evaluations 200000 --jobs 2 >'" + out.string() +
+                          "' 2>/dev/null";
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(cmd.c_str());
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(wall_s, 30.0);
+  const std::string text = slurp(out);
+  EXPECT_NE(text.find("RNNLM              4"), std::string::npos) << text;  // the two rows running
+  EXPECT_EQ(text.find("NMT"), std::string::npos) << text;
+  EXPECT_NE(text.find(" ms*"), std::string::npos) << text;
+  EXPECT_NE(text.find("Rows run: 2 of 6."), std::string::npos) << text;
 }
 
 TEST(Cli, OnnxExportsThatOnceFailedImportTrainAndPlace) {

@@ -132,3 +132,20 @@ TEST(Graph, TotalsAndDTypes) {
 
 }  // namespace
 }  // namespace devplace
+
+namespace devplace {
+namespace {
+
+// A size past int64 is -1, whether the element count or only the bytes overflow.
+TEST(Graph, DenseTensorBytesSaysWhenTheSizeOverflows) {
+  EXPECT_EQ(dense_tensor_bytes({2, 3}, DType::kFloat32), 24);
+  EXPECT_EQ(dense_tensor_bytes({}, DType::kFloat64), 8);
+  EXPECT_EQ(dense_tensor_bytes({2, -1}, DType::kFloat32), -1);
+  EXPECT_EQ(dense_tensor_bytes({int64_t{1} << 62, 4}, DType::kInt8), -1);           // the count
+  EXPECT_EQ(dense_tensor_bytes({int64_t{1} << 62}, DType::kFloat32), -1);           // the bytes only (fuzz_native_binary)
+  EXPECT_EQ(dense_tensor_bytes({int64_t{1} << 61}, DType::kFloat32), -1);             // 2^63 bytes
+  EXPECT_EQ(dense_tensor_bytes({int64_t{1} << 60}, DType::kFloat32), int64_t{1} << 62);  // fits
+}
+
+}  // namespace
+}  // namespace devplace
