@@ -216,6 +216,8 @@ void print_comparison(const Problem& problem, const Comparison& c, const std::st
   std::cout << "\nspeed-up: the fastest paper baseline's step time (of " << paper_baselines_run(c) << ") over the method's.\n"
             << "vs bound: the method's step time over the lower bound. OOM: a device runs out of memory.\n";
   if (!budget.empty()) std::cout << budget << "; evaluations: what each method made.\n";
+  if (const std::string curves = curves_table({{"", &c}}); !curves.empty())
+    std::cout << "\nbest step time found after N evaluations (each searching method's run above):\n" << curves;
   if (const std::string note = interrupted_note({&c}); !note.empty()) std::cout << note << "\n";
   if (std::any_of(c.results.begin(), c.results.end(), [](const MethodResult& r) { return r.run && r.run->evaluation.failed; }))
     std::cout << "ERR: the measurer could not measure the placement; its step time is the failure penalty.\n";
@@ -379,19 +381,21 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   std::optional<InterruptScope> scope(std::in_place);
   std::vector<Comparison> done;
   done.reserve(std::size(kPaperSuite));
+  std::vector<bool> row_ran(std::size(kPaperSuite), false);
   size_t rows_run = 0;
   if (jobs > 1) {
     DEVPLACE_ASSIGN_OR_RETURN(std::vector<std::optional<Comparison>> results, run_rows_in_children(args, ordered, jobs));
     for (size_t i = 0; i < results.size(); ++i) {
       if (!results[i]) continue;
       ++rows_run;
+      row_ran[i] = true;
       done.push_back(std::move(*results[i]));
       DEVPLACE_RETURN_IF_ERROR(emit(kPaperSuite[i], done.back()));
     }
   } else {
     for (const SuiteRow& row : kPaperSuite) {
       if (interrupt_requested()) break;
-      ++rows_run;
+      row_ran[rows_run++] = true;
       DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded_row, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
       problems.push_back(std::move(loaded_row));
       const LoadedProblem& loaded = problems.back();
@@ -418,6 +422,17 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   if (const std::string budget = budget_note(options, ordered); !budget.empty())
     std::cout << budget << "; each cell's evaluations in --json.\n";
   if (jobs > 1) std::cout << "rows run " << jobs << " at a time, each in its own process (--jobs).\n";
+  {
+    std::vector<std::pair<std::string, const Comparison*>> labelled;
+    for (size_t i = 0, k = 0; i < std::size(kPaperSuite) && k < done.size(); ++i) {
+      if (!row_ran[i]) continue;
+      labelled.emplace_back(std::string(kPaperSuite[i].model) + " " + kPaperSuite[i].cluster, &done[k++]);
+    }
+    if (const std::string curves = curves_table(labelled); !curves.empty())
+      std::cout << "\nsample efficiency: the best step time each searching method had found after N evaluations, from\n"
+                   "the runs above:\n"
+                << curves;
+  }
   for (const std::string& f : failures) std::cout << "failed: " << f << "\n";
   std::vector<const Comparison*> all;
   for (const Comparison& c : done) all.push_back(&c);

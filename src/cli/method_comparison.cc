@@ -8,8 +8,10 @@
 #include <limits>
 
 #include "common/check.h"
+#include "common/format.h"
 #include "common/interrupt.h"
 #include "common/progress.h"
+#include "place/anytime_evaluator.h"
 #include "sim/simulator.h"
 
 namespace devplace::cli {
@@ -83,8 +85,11 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
       continue;
     }
     Simulator sim(problem);
+    Evaluator& base = evaluator ? *evaluator : sim;
+    AnytimeEvaluator anytime(base, default_milestones());  // the searching methods' curves
+    const bool searching = is_searching(info->role);
     try {
-      Result<PlacerRun> run = run_placer(method, problem, evaluator ? *evaluator : sim, options);
+      Result<PlacerRun> run = run_placer(method, problem, searching ? static_cast<Evaluator&>(anytime) : base, options);
       if (run.ok()) {
         r.run = std::move(run).value();
       } else {
@@ -97,6 +102,7 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
       r.error = std::string("internal error: ") + e.what();
     }
     r.interrupted = interrupt_requested();
+    if (searching) r.best_after = anytime.best_after();
     if (ran_in_memory(r) && r.role == PlacerRole::kPaperBaseline)
       c.best_paper_baseline_s = std::min(c.best_paper_baseline_s, r.run->evaluation.step_time_s);
     c.results.push_back(std::move(r));
@@ -137,6 +143,11 @@ json::Json method_result_json(const MethodResult& r) {
             {"evaluations", r.run->evaluations},
             {"ratio_to_lower_bound", number_or_null(r.ratio_to_lower_bound)},
             {"speedup_over_paper_baselines", number_or_null(r.speedup_over_paper_baselines)}});
+  if (is_searching(r.role)) {
+    json::Json curve = json::Json::object();
+    for (const auto& [evaluations, best] : r.best_after) curve[std::to_string(evaluations)] = number_or_null(best);
+    j["best_after"] = curve;
+  }
   return j;
 }
 
@@ -161,6 +172,11 @@ Result<Comparison> comparison_from_json(const json::Json& answer, const std::str
       r.not_applicable = j.value("not_applicable", false);
       r.ratio_to_lower_bound = number(j.at("ratio_to_lower_bound"));
       r.speedup_over_paper_baselines = number(j.at("speedup_over_paper_baselines"));
+      if (const auto curve = j.find("best_after"); curve != j.end()) {
+        for (const auto& [evaluations, best] : curve->items())
+          r.best_after.emplace_back(std::stoll(evaluations), best.is_null() ? kInf : best.get<double>());
+        std::sort(r.best_after.begin(), r.best_after.end());
+      }
       if (j.at("step_time_s").is_null()) {
         r.error = j.at("error").get<std::string>();
       } else {
@@ -178,6 +194,38 @@ Result<Comparison> comparison_from_json(const json::Json& answer, const std::str
   } catch (const json::Json::exception& e) {
     return invalid_input(source + ": not a devplace compare answer (" + e.what() + ")");
   }
+}
+
+std::string curves_table(const std::vector<std::pair<std::string, const Comparison*>>& rows) {
+  std::vector<int64_t> milestones;
+  size_t label_width = 0, method_width = 8;
+  for (const auto& [label, c] : rows) {
+    for (const MethodResult& r : c->results) {
+      if (r.best_after.empty()) continue;
+      if (!label.empty()) label_width = std::max(label_width, label.size() + 2);
+      method_width = std::max(method_width, shown_method(r).size() + 2);
+      for (const auto& point : r.best_after) {
+        if (std::find(milestones.begin(), milestones.end(), point.first) == milestones.end()) milestones.push_back(point.first);
+      }
+    }
+  }
+  if (milestones.empty()) return "";
+  std::sort(milestones.begin(), milestones.end());
+  std::string out = pad_right("", label_width) + pad_right("method", method_width);
+  for (int64_t m : milestones) out += pad_left(std::to_string(m), 12);
+  out += "\n";
+  for (const auto& [label, c] : rows) {
+    for (const MethodResult& r : c->results) {
+      if (r.best_after.empty()) continue;
+      out += pad_right(label, label_width) + pad_right(shown_method(r), method_width);
+      for (int64_t m : milestones) {
+        auto it = std::find_if(r.best_after.begin(), r.best_after.end(), [&](const auto& p) { return p.first == m; });
+        out += pad_left(it == r.best_after.end() ? "-" : std::isfinite(it->second) ? format_seconds(it->second) : "none fits", 12);
+      }
+      out += "\n";
+    }
+  }
+  return out;
 }
 
 std::string_view binding_part(const LowerBound& bound) {

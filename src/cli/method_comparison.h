@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/json_reader.h"
@@ -45,6 +46,10 @@ struct MethodResult {
   // best paper baseline's step time / this step time; NaN when the method
   // failed or ran out of memory, or no paper baseline ran without OOM.
   double speedup_over_paper_baselines = 0;
+  // A searching method's sample-efficiency curve (AnytimeEvaluator): the
+  // best step time among the placements it had evaluated after 250, 1,000,
+  // 4,000 and 16,000 evaluations, for those it reached.
+  std::vector<std::pair<int64_t, double>> best_after;
 };
 
 struct Comparison {
@@ -78,7 +83,8 @@ const std::string& shown_method(const MethodResult& result);
 double best_other_s(const Comparison& comparison);
 
 // {"method", "step_time_s", "oom", "search_time_s", "evaluations",
-//  "ratio_to_lower_bound", "speedup_over_paper_baselines"} or, for a failed
+//  "ratio_to_lower_bound", "speedup_over_paper_baselines", and for a
+//  searching method "best_after": {"250": s, "1000": s, ...}} or, for a failed
 // method, {"method", "error"} with the figures null. "method" is what ran
 // (shown_method: a pipeline's stages); "requested_method", present when
 // that differs, the method asked for.
@@ -89,6 +95,11 @@ json::Json method_result_json(const MethodResult& result);
 // each run's step time, OOM, search time, evaluations and what ran, not
 // its placement. `source` names the answer in errors.
 Result<Comparison> comparison_from_json(const json::Json& answer, const std::string& source);
+
+// The sample-efficiency curves of the searching methods of `rows` (a label
+// each, such as "RNNLM k80x2"), as a table: a line per row and method, a
+// column per milestone reached; nothing when no method searched.
+std::string curves_table(const std::vector<std::pair<std::string, const Comparison*>>& rows);
 
 // Which part of the bound binds: "critical path", "load" or "group".
 std::string_view binding_part(const LowerBound& bound);

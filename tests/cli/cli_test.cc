@@ -620,6 +620,26 @@ TEST(Cli, CompareSuiteJobsGivesTheSameRows) {
   EXPECT_NE(three.err.find("devplace: row 6 of 6 (Inception-V3, k80x4) done"), std::string::npos) << three.err;
 }
 
+// Each searching method's curve (best found after 250, 1,000, ...
+// evaluations) comes from its one run, in the table and in the JSON.
+TEST(Cli, CompareGivesTheSearchingMethodsCurves) {
+  const std::string cmd = "compare --graph zoo:inception_v3 --cluster k80x2 --methods expert,random-search,local-search --evaluations 1200";
+  CliRun text = devplace(cmd);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("best step time found after N evaluations"), std::string::npos) << text.out;
+  CliRun j = devplace(cmd + " --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const nlohmann::json results = nlohmann::json::parse(j.out)["results"];
+  EXPECT_FALSE(results[0].contains("best_after"));  // expert makes no evaluations
+  for (int i : {1, 2}) {
+    const nlohmann::json& curve = results[i]["best_after"];
+    ASSERT_EQ(curve.size(), 2u) << results[i];  // 250 and 1000 of 1200
+    const double at250 = curve["250"].get<double>(), at1000 = curve["1000"].get<double>();
+    EXPECT_LE(at1000, at250);
+    EXPECT_LE(results[i]["step_time_s"].get<double>(), at1000);  // the answer is the best of all 1200
+  }
+}
+
 TEST(Cli, CtrlCWithJobsStopsTheRowsRunning) {
   const std::filesystem::path out = temp_file("suite_jobs_interrupted.out");
   const std::string cmd = std::string("timeout --foreground --preserve-status -s INT 4 '") + DEVPLACE_BINARY +
