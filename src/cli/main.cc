@@ -39,7 +39,7 @@ const Command kCommands[] = {
     {"cluster", "list the cluster presets or show one (cluster list | cluster show NAME)", &devplace::cli::run_cluster},
     {"methods", "list the placement methods", &devplace::cli::run_methods},
     {"zoo", "list the built-in models (zoo list)", &devplace::cli::run_zoo},
-    {"convert", "write any graph source as a devplace graph JSON file", &devplace::cli::run_convert},
+    {"convert", "write any graph source as a devplace graph file (JSON, or binary .dpg)", &devplace::cli::run_convert},
 };
 
 void print_usage(std::FILE* out) {
