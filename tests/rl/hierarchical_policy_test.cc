@@ -163,7 +163,9 @@ TEST(HierarchicalPolicy, APinnedUnitDoesNotPinItsGroup) {
   for (int64_t k = 0; k < devices.size(0); ++k) {
     for (int32_t u = 0; u < units.num_groups(); ++u) {
       const bool pinned = !units.allows(u, 1);
-      if (pinned) EXPECT_EQ(p.cluster().device(static_cast<DeviceId>(acc[k][u])).kind, DeviceKind::kCpu);
+      if (pinned) {
+        EXPECT_EQ(p.cluster().device(static_cast<DeviceId>(acc[k][u])).kind, DeviceKind::kCpu);
+      }
       if (!pinned && p.cluster().device(static_cast<DeviceId>(acc[k][u])).kind == DeviceKind::kGpu) ++off_cpu;
     }
   }
