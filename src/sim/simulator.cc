@@ -30,8 +30,8 @@ namespace devplace {
 
 namespace {
 
-// Queues. The event queue and the ready queues are binary min-heaps
-// ordered by (time, tie-break). Times are finite and never negative (sums
+// Queues. The event queue is a binary min-heap ordered by (time,
+// tie-break); the ready queues are sorted arrays (simulator.h, ReadyQueue). Times are finite and never negative (sums
 // of op and transfer times from 0), and a non-negative double orders as its
 // bit pattern, so a key is the unsigned 128-bit integer (time bits << 64) |
 // tie-break and "runs first" is one integer comparison: a compare and a
@@ -104,6 +104,22 @@ Simulator::MinQueue::Entry Simulator::MinQueue::pop() {
   time_bits_[i] = last_time_bits;
   tie_breaks_[i] = last_tie_break;
   return top;
+}
+
+void Simulator::ReadyQueue::push(double time, int32_t pos) {
+  size_t i = items_.size();
+  items_.push_back({time, pos});
+  while (i > head_ && (items_[i - 1].time > time || (items_[i - 1].time == time && items_[i - 1].pos > pos))) {
+    items_[i] = items_[i - 1];
+    --i;
+  }
+  items_[i] = {time, pos};
+}
+
+int32_t Simulator::ReadyQueue::pop() {
+  const int32_t pos = items_[head_++].pos;
+  if (head_ == items_.size()) clear();  // empty: the next entries reuse the front, still in cache
+  return pos;
 }
 
 Simulator::Simulator(const Problem& problem) : problem_(problem) {
@@ -264,7 +280,7 @@ void Simulator::release(DeviceId device, int64_t bytes, double now) {
 }
 
 void Simulator::make_ready(int32_t pos, DeviceId device, double now) {
-  ready_[device].push(now, static_cast<uint64_t>(pos));
+  ready_[device].push(now, pos);
 }
 
 // Asks the cache for what op `pos` will touch when it finishes away from
@@ -283,7 +299,7 @@ void Simulator::prefetch_for_finish(int32_t pos) const {
 
 void Simulator::start_next(DeviceId device, double now) {
   if (busy_[device] || ready_[device].empty()) return;
-  const int32_t pos = static_cast<int32_t>(ready_[device].pop().tie_break);
+  const int32_t pos = ready_[device].pop();
   busy_[device] = 1;
   for (int32_t t = ops_[pos].output_begin; t < ops_[pos + 1].output_begin; ++t) allocate(device, copies_[t].bytes, now);
   prefetch_for_finish(pos);
