@@ -21,9 +21,11 @@
 #include "cli/graph_options.h"
 #include "cli/measure_options.h"
 #include "cli/method_comparison.h"
+#include "cli/paper_suite.h"
 #include "cli/placer_options.h"
 #include "cli/problem_source.h"
 #include "cli/report_options.h"
+#include "cli/suite_reuse.h"
 #include "cluster/cluster_json.h"
 #include "common/interrupt.h"
 #include "common/json_reader.h"
@@ -47,7 +49,7 @@ const CommandSpec kSpec = {
     "       [--seed N] [--grouping paper|colocation] [--training] [--json] [--measure COMMAND ...]\n"
     "       [--report FILE]\n"
     "   or: devplace compare --suite paper [--methods A,B,...] [--budget SECONDS] [--iterations N] [--json]\n"
-    "       [--report FILE | --jobs N]",
+    "       [--report FILE | --jobs N] [--reuse FILE,...]",
     "Runs each method with the same budget and seed and prints its step time (OOM where a device runs\n"
     "out of memory), its search time, its speed-up over the best of the paper's baselines that ran, and\n"
     "its ratio to the step-time lower bound. Methods default to every method but exhaustive and the\n"
@@ -67,22 +69,10 @@ const CommandSpec kSpec = {
                           "the methods to run (default: all but exhaustive and the learned ones, which --suite paper adds)"},
                          {"json", "", "print one JSON object"},
                          {"jobs", "N",
-                          "--suite: run N rows at a time, each in its own devplace process (default 1; not with --report)"}})))))
-};
-
-// The rows of the paper's Table 1.
-struct SuiteRow {
-  const char* model;
-  const char* graph;
-  const char* cluster;
-};
-constexpr SuiteRow kPaperSuite[] = {
-    {"RNNLM", "zoo:rnnlm", "k80x2"},
-    {"RNNLM", "zoo:rnnlm", "k80x4"},
-    {"NMT", "zoo:nmt", "k80x2"},
-    {"NMT", "zoo:nmt", "k80x4"},
-    {"Inception-V3", "zoo:inception_v3", "k80x2"},
-    {"Inception-V3", "zoo:inception_v3", "k80x4"},
+                          "--suite: run N rows at a time, each in its own devplace process (default 1; not with --report)"},
+                         {"reuse", "FILE,...",
+                          "--suite: take the rows that earlier --json answers (of the suite, or of compare on one row) "
+                          "hold with every method run, at the same budget and seed; run only the others"}})))))
 };
 
 // The paper's baseline columns, in its order; other methods follow them.
@@ -256,6 +246,7 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
                   {"best_paper_baseline_s", number_or_null(c.best_paper_baseline_s)},
                   {"evaluator", measurer ? "measurer" : "simulator"},
                   {"budget", budget_json(options.budget)},
+                  {"seed", options.seed},
                   {"results", results_json(c)},
                   {"interrupted", interrupt_requested()}};
   std::cout << j.dump(2) << "\n";
@@ -270,7 +261,9 @@ ArgList row_command(const Args& args, const SuiteRow& row, const std::vector<std
   for (const std::string& m : methods) list += (list.empty() ? "" : ",") + m;
   ArgList cmd = {"compare", "--graph", row.graph, "--cluster", row.cluster, "--methods", list, "--json"};
   for (const OptionSpec& o : kSpec.options) {
-    if (o.name == "suite" || o.name == "jobs" || o.name == "report" || o.name == "json" || o.name == "methods") continue;
+    if (o.name == "suite" || o.name == "jobs" || o.name == "report" || o.name == "json" || o.name == "methods" ||
+        o.name == "reuse")
+      continue;
     const std::optional<std::string> v = args.get(o.name);
     if (!v) continue;
     cmd.push_back("--" + o.name);
@@ -292,26 +285,34 @@ Comparison failed_row(const std::vector<std::string>& methods, const std::string
   return c;
 }
 
-// The rows of the suite, each as `devplace compare --json` in its own
-// process, `jobs` at a time; a row not started (Ctrl-C) stays empty.
+// The rows of the suite marked in `to_run`, each as `devplace compare
+// --json` in its own process, `jobs` at a time; a row not run, or not
+// started (Ctrl-C), stays empty.
 Result<std::vector<std::optional<Comparison>>> run_rows_in_children(const Args& args, const std::vector<std::string>& methods,
-                                                                    int jobs) {
+                                                                    int jobs, const std::vector<bool>& to_run) {
   std::vector<ArgList> commands;
-  for (const SuiteRow& row : kPaperSuite) commands.push_back(row_command(args, row, methods));
+  std::vector<size_t> row_of;  // commands[k] runs row row_of[k]
+  for (size_t i = 0; i < std::size(kPaperSuite); ++i) {
+    if (!to_run[i]) continue;
+    commands.push_back(row_command(args, kPaperSuite[i], methods));
+    row_of.push_back(i);
+  }
   const auto started = std::chrono::steady_clock::now();
   size_t finished = 0;
   DEVPLACE_ASSIGN_OR_RETURN(
       const std::vector<ChildResult> children,
-      run_devplace_children(commands, jobs, [&](size_t i, const ChildResult& r) {
+      run_devplace_children(commands, jobs, [&](size_t k, const ChildResult& r) {
+        const size_t i = row_of[k];
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         std::cerr << "devplace: row " << i + 1 << " of " << std::size(kPaperSuite) << " (" << kPaperSuite[i].model << ", "
                   << kPaperSuite[i].cluster << ") "
                   << (r.exit_code == 0 ? "done" : r.exit_code == 130 ? "interrupted" : "failed") << " after "
                   << format_seconds(s) << " (" << ++finished << " done)\n";
       }));
-  std::vector<std::optional<Comparison>> rows(children.size());
-  for (size_t i = 0; i < children.size(); ++i) {
-    const ChildResult& r = children[i];
+  std::vector<std::optional<Comparison>> rows(std::size(kPaperSuite));
+  for (size_t k = 0; k < children.size(); ++k) {
+    const size_t i = row_of[k];
+    const ChildResult& r = children[k];
     if (!r.ran) continue;
     const std::string what = std::string("row ") + kPaperSuite[i].model + " on " + kPaperSuite[i].cluster;
     // 130: the row was interrupted (Ctrl-C), and its answer holds what it had.
@@ -335,6 +336,23 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   const int jobs = static_cast<int>(std::min<int64_t>(jobs_given, std::size(kPaperSuite)));
   if (jobs > 1 && report_file)
     return invalid_input("--report cannot be combined with --jobs: the rows' processes keep their placements (run the suite with --jobs 1)");
+  // --reuse: the rows earlier answers finished (suite_reuse.h).
+  std::vector<std::optional<ReusedRow>> reused(std::size(kPaperSuite));
+  if (const std::optional<std::string> reuse = args.get("reuse")) {
+    if (report_file) return invalid_input("--report cannot be combined with --reuse: earlier answers do not hold the placements");
+    std::vector<std::string> files;
+    for (size_t start = 0; start <= reuse->size();) {
+      const size_t comma = std::min(reuse->find(',', start), reuse->size());
+      if (comma == start) return invalid_input("--reuse: expected FILE[,FILE...], got '" + *reuse + "'");
+      files.push_back(reuse->substr(start, comma - start));
+      start = comma + 1;
+    }
+    std::vector<std::string> notes;
+    DEVPLACE_ASSIGN_OR_RETURN(reused, find_reusable_rows(kPaperSuite, files, {ordered, options.budget, options.seed}, &notes));
+    for (const std::string& note : notes) std::cerr << "devplace: --reuse: " << note << "\n";
+  }
+  std::vector<bool> to_run(std::size(kPaperSuite));
+  for (size_t i = 0; i < to_run.size(); ++i) to_run[i] = !reused[i];
   std::vector<size_t> widths;
   if (!as_json) {
     std::cout << pad_right("model", 14) << pad_left("#GPUs", 6);
@@ -347,7 +365,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   json::Json rows = json::Json::array();
   std::vector<std::string> failures;
   // A row's line of the table, or its object of the JSON.
-  auto emit = [&](const SuiteRow& row, const Comparison& c) -> Status {
+  auto emit = [&](const SuiteRow& row, const Comparison& c, const std::optional<std::string>& reused_from) -> Status {
     DEVPLACE_ASSIGN_OR_RETURN(const Cluster cluster, load_cluster(row.cluster));
     const int gpus = num_gpus(cluster);
     const double speedup = ratio(c.best_paper_baseline_s, best_other_s(c));
@@ -357,9 +375,11 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
                       {"cluster", row.cluster},
                       {"gpus", gpus},
                       {"lower_bound_s", c.lower_bound.value_s()},
+                      {"lower_bound", lower_bound_json(c.lower_bound)},
                       {"best_paper_baseline_s", number_or_null(c.best_paper_baseline_s)},
                       {"speedup", number_or_null(speedup)},
                       {"results", results_json(c)}});
+      if (reused_from) rows.back()["reused_from"] = *reused_from;
       return Status::ok_status();
     }
     std::cout << pad_right(row.model, 14) << pad_left(std::to_string(gpus), 6);
@@ -383,19 +403,39 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   done.reserve(std::size(kPaperSuite));
   std::vector<bool> row_ran(std::size(kPaperSuite), false);
   size_t rows_run = 0;
+  size_t rows_reused = 0;
+  std::string reused_list;  // "RNNLM k80x2 (FILE), ..."
+  auto take_reused = [&](size_t i) -> Status {
+    ++rows_reused;
+    row_ran[i] = true;
+    reused_list += std::string(reused_list.empty() ? "" : ", ") + kPaperSuite[i].model + " " + kPaperSuite[i].cluster + " (" +
+                   reused[i]->file + ")";
+    done.push_back(std::move(reused[i]->comparison));
+    return emit(kPaperSuite[i], done.back(), reused[i]->file);
+  };
   if (jobs > 1) {
-    DEVPLACE_ASSIGN_OR_RETURN(std::vector<std::optional<Comparison>> results, run_rows_in_children(args, ordered, jobs));
+    DEVPLACE_ASSIGN_OR_RETURN(std::vector<std::optional<Comparison>> results, run_rows_in_children(args, ordered, jobs, to_run));
     for (size_t i = 0; i < results.size(); ++i) {
+      if (reused[i]) {
+        DEVPLACE_RETURN_IF_ERROR(take_reused(i));
+        continue;
+      }
       if (!results[i]) continue;
       ++rows_run;
       row_ran[i] = true;
       done.push_back(std::move(*results[i]));
-      DEVPLACE_RETURN_IF_ERROR(emit(kPaperSuite[i], done.back()));
+      DEVPLACE_RETURN_IF_ERROR(emit(kPaperSuite[i], done.back(), std::nullopt));
     }
   } else {
-    for (const SuiteRow& row : kPaperSuite) {
+    for (size_t i = 0; i < std::size(kPaperSuite); ++i) {
+      if (reused[i]) {
+        DEVPLACE_RETURN_IF_ERROR(take_reused(i));
+        continue;
+      }
+      const SuiteRow& row = kPaperSuite[i];
       if (interrupt_requested()) break;
-      row_ran[rows_run++] = true;
+      ++rows_run;
+      row_ran[i] = true;
       DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded_row, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
       problems.push_back(std::move(loaded_row));
       const LoadedProblem& loaded = problems.back();
@@ -405,14 +445,14 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
         rep.sections.push_back(comparison_section(std::string(row.model) + " on " + row.cluster + " (" + row.graph + ")",
                                                   loaded.problem, c));
       }
-      DEVPLACE_RETURN_IF_ERROR(emit(row, c));
+      DEVPLACE_RETURN_IF_ERROR(emit(row, c, std::nullopt));
     }
   }
   scope.reset();
   if (report_file) DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   if (as_json) {
-    std::cout << json::Json{{"suite", "paper"}, {"budget", budget_json(options.budget)}, {"rows", rows},
-                            {"interrupted", interrupt_requested()}}.dump(2) << "\n";
+    std::cout << json::Json{{"suite", "paper"}, {"budget", budget_json(options.budget)}, {"seed", options.seed},
+                            {"rows", rows}, {"interrupted", interrupt_requested()}}.dump(2) << "\n";
     return Status::ok_status();
   }
   std::cout << "\nTable 1 of Mirhoseini et al. 2017, simulated: step times are simulated seconds per training step\n"
@@ -422,6 +462,8 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   if (const std::string budget = budget_note(options, ordered); !budget.empty())
     std::cout << budget << "; each cell's evaluations in --json.\n";
   if (jobs > 1) std::cout << "rows run " << jobs << " at a time, each in its own process (--jobs).\n";
+  if (rows_reused > 0)
+    std::cout << "rows taken from earlier answers, at the same budget and seed (--reuse): " << reused_list << ".\n";
   {
     std::vector<std::pair<std::string, const Comparison*>> labelled;
     for (size_t i = 0, k = 0; i < std::size(kPaperSuite) && k < done.size(); ++i) {
@@ -437,7 +479,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   std::vector<const Comparison*> all;
   for (const Comparison& c : done) all.push_back(&c);
   if (const std::string note = interrupted_note(all); !note.empty())
-    std::cout << note << " Rows run: " << rows_run << " of " << std::size(kPaperSuite) << ".\n";
+    std::cout << note << " Rows run: " << rows_run << " of " << std::size(kPaperSuite) - rows_reused << ".\n";
   return Status::ok_status();
 }
 
@@ -472,6 +514,7 @@ Status run_compare(const ArgList& argv) {
     return invalid_input("--measure cannot be combined with --suite: the suite's zoo models have no real runs");
   if (suite && *suite != "paper") return invalid_input("--suite: expected 'paper', got '" + *suite + "'");
   if (!suite && args.get("jobs")) return invalid_input("--jobs runs the rows of a --suite side by side; one graph runs in one process");
+  if (!suite && args.get("reuse")) return invalid_input("--reuse takes rows of a --suite from earlier answers; it needs --suite");
   DEVPLACE_ASSIGN_OR_RETURN(const std::vector<std::string> methods,
                             resolve_methods(args.get("methods"), /*with_learned=*/suite.has_value()));
   DEVPLACE_ASSIGN_OR_RETURN(PlacerRunOptions options, placer_run_options(args));

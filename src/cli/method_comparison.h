@@ -93,7 +93,8 @@ json::Json method_result_json(const MethodResult& result);
 // The comparison of a `devplace compare --json` answer (its "lower_bound",
 // "best_paper_baseline_s" and "results"), as far as the answer holds it:
 // each run's step time, OOM, search time, evaluations and what ran, not
-// its placement. `source` names the answer in errors.
+// its placement; the lower bound stays 0 where the answer lacks it (a
+// suite's rows). `source` names the answer in errors.
 Result<Comparison> comparison_from_json(const json::Json& answer, const std::string& source);
 
 // The sample-efficiency curves of the searching methods of `rows` (a label

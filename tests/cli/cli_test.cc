@@ -303,6 +303,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"compare --suite paper --methods rl --checkpoint rl.ckpt",
                 "--checkpoint: names one file, but this comparison trains 6 learned runs (use devplace place, or one learned "
                 "method on one graph)"},
+        BadCase{"compare --suite paper --methods cpu --reuse /nonexistent/suite.json", "/nonexistent/suite.json: ", true},
+        BadCase{"compare --suite paper --methods cpu --reuse " + data("fork.json"),
+                data("fork.json") + ": not a devplace compare --json answer (no \"rows\" or \"results\")"},
+        BadCase{"compare --suite paper --methods cpu --reuse a.json,", "--reuse: expected FILE[,FILE...], got 'a.json,'"},
+        BadCase{"compare --graph zoo:rnnlm --cluster k80x2 --reuse a.json",
+                "--reuse takes rows of a --suite from earlier answers; it needs --suite"},
         BadCase{"compare --suite paper --methods cpu,rl --training-log rl.csv",
                 "--training-log: names one file, but this comparison trains 6 learned runs (use devplace place, or one learned "
                 "method on one graph)"}));
@@ -618,6 +624,59 @@ TEST(Cli, CompareSuiteJobsGivesTheSameRows) {
   }
   EXPECT_EQ(a, b);
   EXPECT_NE(three.err.find("devplace: row 6 of 6 (Inception-V3, k80x4) done"), std::string::npos) << three.err;
+}
+
+// --reuse: a suite that stopped part way loses only the rows it had not
+// finished. Rows come from a suite's answer or from one row's, matched to
+// the row they ran; a row with a failed method, and a row at another
+// budget, run again; the table is the one a whole run gives.
+TEST(Cli, CompareSuiteReusesTheRowsEarlierAnswersFinished) {
+  const std::string cmd = "compare --suite paper --methods cpu,expert,random-search --evaluations 20 --json";
+  CliRun whole = devplace(cmd);
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const nlohmann::json expected = nlohmann::json::parse(whole.out);
+  // An earlier suite: RNNLM on k80x2 with a failed method, NMT on k80x4 missing.
+  nlohmann::json partial = expected;
+  partial["rows"][0]["results"][2]["step_time_s"] = nullptr;
+  partial["rows"][0]["results"][2]["error"] = "its process failed (exit code 134)";
+  partial["rows"].erase(3);
+  const std::filesystem::path suite_file = temp_file("reuse_suite.json");
+  ASSERT_TRUE(devplace::write_text_file(suite_file.string(), partial.dump()).ok());
+  // NMT on k80x4 from one row's answer, its methods in another order.
+  CliRun one = devplace("compare --graph zoo:nmt --cluster k80x4 --methods random-search,cpu,expert --evaluations 20 --json");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const std::filesystem::path row_file = temp_file("reuse_row.json");
+  ASSERT_TRUE(devplace::write_text_file(row_file.string(), one.out).ok());
+
+  CliRun resumed = devplace(cmd + " --reuse " + suite_file.string() + "," + row_file.string());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find(suite_file.string() + ": RNNLM on k80x2 not reused: random-search failed"), std::string::npos)
+      << resumed.err;
+  nlohmann::json got = nlohmann::json::parse(resumed.out);
+  ASSERT_EQ(got["rows"].size(), 6u);
+  for (size_t i = 0; i < 6; ++i) {
+    nlohmann::json& row = got["rows"][i];
+    if (i == 0) {
+      EXPECT_FALSE(row.contains("reused_from")) << row;
+    } else {
+      EXPECT_EQ(row["reused_from"], (i == 3 ? row_file : suite_file).string()) << i;
+    }
+    row.erase("reused_from");
+  }
+  nlohmann::json want = expected;
+  for (nlohmann::json* j : {&got, &want}) {
+    for (auto& row : (*j)["rows"]) {
+      for (auto& m : row["results"]) m.erase("search_time_s");  // wall clock
+    }
+  }
+  EXPECT_EQ(got, want);
+
+  // Another budget: nothing fits, every row runs.
+  CliRun other = devplace("compare --suite paper --methods cpu,expert,random-search --evaluations 30 --json --reuse " +
+                          suite_file.string());
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  for (const auto& row : nlohmann::json::parse(other.out)["rows"]) EXPECT_FALSE(row.contains("reused_from"));
+  EXPECT_NE(other.err.find("not reused: another budget"), std::string::npos) << other.err;
 }
 
 // Each searching method's curve (best found after 250, 1,000, ...
