@@ -19,7 +19,7 @@ struct OptionSpec {
   std::string help;
   bool required = false;
   bool output = false;   // a file devplace writes: parse() checks it can be written, before any work
-  std::string section;   // the help's heading for it ("options of rl, hierarchical"); empty: the command's own
+  std::string section = {};  // the help's heading for it ("options of rl, hierarchical"); empty: the command's own
 };
 
 struct CommandSpec {

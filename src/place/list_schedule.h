@@ -39,7 +39,7 @@ struct ListScheduleOptions {
   // device's capacity. An op of a group already bound goes to its device
   // whatever it adds (so the schedule can still overflow: see
   // etf_schedule's tightening).
-  std::vector<int64_t> binding_limit_bytes;
+  std::vector<int64_t> binding_limit_bytes = {};
 };
 
 class ListSchedule {

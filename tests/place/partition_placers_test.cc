@@ -415,8 +415,11 @@ TEST(DataClusters, FollowTheHeavyEdges) {
   std::map<std::string, int32_t> of;
   for (int32_t grp = 0; grp < pin_grouping.num_groups(); ++grp)
     of[with_pin.graph.op(pin_grouping.ops(grp).front()).name] = three[grp];
-  for (const auto& [name, cluster] : of)
-    if (name != "a3") EXPECT_NE(cluster, of["a3"]) << name;
+  for (const auto& [name, cluster] : of) {
+    if (name != "a3") {
+      EXPECT_NE(cluster, of["a3"]) << name;
+    }
+  }
 }
 
 }  // namespace
