@@ -461,7 +461,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
                "step time of any placement.\n";
   if (const std::string budget = budget_note(options, ordered); !budget.empty())
     std::cout << budget << "; each cell's evaluations in --json.\n";
-  if (jobs > 1) std::cout << "rows run " << jobs << " at a time, each in its own process (--jobs).\n";
+  if (jobs > 1 && rows_run > 0) std::cout << "rows run " << jobs << " at a time, each in its own process (--jobs).\n";
   if (rows_reused > 0)
     std::cout << "rows taken from earlier answers, at the same budget and seed (--reuse): " << reused_list << ".\n";
   {
