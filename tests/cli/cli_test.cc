@@ -675,7 +675,8 @@ TEST(Cli, CompareSuiteReusesTheRowsEarlierAnswersFinished) {
   CliRun other = devplace("compare --suite paper --methods cpu,expert,random-search --evaluations 30 --json --reuse " +
                           suite_file.string());
   ASSERT_EQ(other.exit_code, 0) << other.err;
-  for (const auto& row : nlohmann::json::parse(other.out)["rows"]) EXPECT_FALSE(row.contains("reused_from"));
+  const nlohmann::json other_answer = nlohmann::json::parse(other.out);
+  for (const auto& row : other_answer["rows"]) EXPECT_FALSE(row.contains("reused_from"));
   EXPECT_NE(other.err.find("not reused: another budget"), std::string::npos) << other.err;
 }
 
