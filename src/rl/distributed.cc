@@ -134,7 +134,9 @@ Status run_controller(PlacementPolicy& policy, const Grouping& units, const Plac
     policy.zero_grad();
     // One plain policy-gradient step per batch: PPO's later epochs would
     // need the batch at the server.
-    policy_loss(advantage, sample, sample.log_prob.detach(), /*clip=*/0, entropy_weight).backward();
+    policy_loss(advantage, sample, sample.log_prob.detach(), /*clip=*/0, entropy_weight, options.entropy_floor,
+                options.entropy_floor_weight)
+        .backward();
     double mean_reward = 0;
     for (double t : times) mean_reward += std::sqrt(t) / static_cast<double>(k);
     const ReportStats report{static_cast<double>(it), static_cast<double>(stats.num_valid), stats.mean_valid_time_s,

@@ -44,7 +44,8 @@ Result<UpdateOutcome> LocalUpdates::update(int64_t it, int64_t left, double entr
     if (epoch > 0 && should_stop()) break;
     // The first epoch's log-probabilities are the sample's own.
     const PolicySample now = epoch == 0 ? sample : policy_.evaluate(sample.actions);
-    torch::Tensor loss = policy_loss(advantage, now, sampled_log_prob, options_.clip, entropy_weight);
+    torch::Tensor loss = policy_loss(advantage, now, sampled_log_prob, options_.clip, entropy_weight, options_.entropy_floor,
+                                     options_.entropy_floor_weight);
     // Self-imitation: the policy's own best samples so far, once per batch.
     if (epoch == 0 && elites.defined()) loss = loss - options_.elite_weight * policy_.evaluate(elites).log_prob.mean();
     DEVPLACE_RETURN_IF_ERROR(check_finite(loss, method_, it));

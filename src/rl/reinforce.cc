@@ -44,6 +44,7 @@ ReinforceOptions paper_recipe(ReinforceOptions o) {
   o.epochs = 1;
   o.clip = 0;
   o.entropy_weight = 0;
+  o.entropy_floor = 0;
   o.initial_noise = 0.5;
   o.valid_only_after = 50;
   o.warm_start = WarmStart::kNone;
@@ -63,6 +64,8 @@ ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptio
   if (run.samples_per_update > 0) options.samples_per_update = run.samples_per_update;
   if (run.epochs > 0) options.epochs = run.epochs;
   if (run.entropy_weight >= 0) options.entropy_weight = run.entropy_weight;
+  if (run.entropy_floor >= 0) options.entropy_floor = run.entropy_floor;
+  if (run.entropy_floor_weight >= 0) options.entropy_floor_weight = run.entropy_floor_weight;
   if (run.elite_weight >= 0) options.elite_weight = run.elite_weight;
   // Under an evaluation budget the polish gets a quarter at most.
   if (ctx.budget.evaluations > 0) options.polish_evaluations = std::min(options.polish_evaluations, ctx.budget.evaluations / 4);
@@ -224,7 +227,7 @@ std::vector<float> advantages(const std::vector<double>& times, const std::vecto
 }
 
 torch::Tensor policy_loss(const std::vector<float>& advantage, const PolicySample& now, const torch::Tensor& sampled_log_prob,
-                          double clip, double entropy_weight) {
+                          double clip, double entropy_weight, double entropy_floor, double floor_weight) {
   const torch::Tensor a = torch::tensor(advantage).unsqueeze(1);  // [K, 1]
   torch::Tensor surrogate;
   if (clip > 0) {
@@ -235,6 +238,7 @@ torch::Tensor policy_loss(const std::vector<float>& advantage, const PolicySampl
   }
   torch::Tensor loss = -surrogate.mean();
   if (entropy_weight > 0) loss = loss - entropy_weight * now.entropy.mean();
+  if (entropy_floor > 0 && floor_weight > 0) loss = loss + floor_weight * torch::relu(entropy_floor - now.entropy.mean());
   return loss;
 }
 

@@ -80,6 +80,12 @@ struct ReinforceOptions {
   // larger budget repeats the uninterrupted one.
   double entropy_weight = 0.01;
   int64_t entropy_half_life = 1000;  // evaluations; <= 0: constant
+  // The entropy floor: while the mean entropy per decision is below it,
+  // the loss adds entropy_floor_weight times the shortfall, so a policy
+  // that has converged keeps exploring around its answer. A function of
+  // the policy alone (no state), so a resumed run repeats. 0: off.
+  double entropy_floor = 0.0;
+  double entropy_floor_weight = 0.01;
   // Self-imitation (Oh et al. 2018, as the cross-entropy method keeps an
   // elite): the `elites` best distinct samples the policy has drawn so far
   // are imitated once per update, with this weight on their mean

@@ -60,9 +60,10 @@ std::vector<float> advantages(const std::vector<double>& times, const std::vecto
 // The loss of one epoch on a batch: -mean over samples and decisions of
 // min(r A, clip(r, 1 - clip, 1 + clip) A), r = exp(now.log_prob -
 // sampled_log_prob) (with clip 0: -mean(A log p)), minus entropy_weight
-// times the mean entropy per decision.
+// times the mean entropy per decision, plus floor_weight times how far
+// that mean entropy falls below entropy_floor (a hinge; 0: off).
 torch::Tensor policy_loss(const std::vector<float>& advantage, const PolicySample& now, const torch::Tensor& sampled_log_prob,
-                          double clip, double entropy_weight);
+                          double clip, double entropy_weight, double entropy_floor = 0, double floor_weight = 0);
 // The entropy weight after this many evaluations.
 double entropy_weight_at(const ReinforceOptions& options, int64_t evaluations);
 // An error naming the update when the loss is NaN or infinite.

@@ -135,6 +135,32 @@ TEST(PolicyLoss, TheEntropyBonusRaisesEntropy) {
   EXPECT_GT(policy.evaluate(sample.actions).entropy.mean().item<double>(), before);
 }
 
+// The entropy floor is a hinge: below it the loss pays for the shortfall
+// (and a step raises the entropy), above it the loss is the surrogate's.
+TEST(PolicyLoss, TheEntropyFloorActsOnlyBelowIt) {
+  TinyPolicy tiny;
+  Seq2SeqPolicy& policy = *tiny.policy;
+  torch::manual_seed(5);
+  PolicySample sample = policy.sample(8, /*greedy=*/false, 0.0);
+  const double before = sample.entropy.mean().item<double>();
+  const std::vector<float> zero(8, 0.0f);
+  const torch::Tensor logp = sample.log_prob.detach();
+  {
+    torch::NoGradGuard no_grad;
+    const double plain = policy_loss(zero, sample, logp, 0.2, 0.0).item<double>();
+    EXPECT_DOUBLE_EQ(policy_loss(zero, sample, logp, 0.2, 0.0, before * 0.5, 1.0).item<double>(), plain);
+    EXPECT_NEAR(policy_loss(zero, sample, logp, 0.2, 0.0, before + 0.25, 2.0).item<double>(), plain + 0.5, 1e-5);
+  }
+  torch::optim::Adam optimizer(policy.parameters(), torch::optim::AdamOptions(1e-2));
+  for (int step = 0; step < 5; ++step) {
+    const PolicySample now = policy.evaluate(sample.actions);
+    optimizer.zero_grad();
+    policy_loss(zero, now, logp, 0.2, /*entropy_weight=*/0.0, /*entropy_floor=*/before + 1.0, /*floor_weight=*/1.0).backward();
+    optimizer.step();
+  }
+  EXPECT_GT(policy.evaluate(sample.actions).entropy.mean().item<double>(), before);
+}
+
 TEST(EntropyWeight, HalvesEveryHalfLifeWhateverTheBudget) {
   ReinforceOptions options;
   options.entropy_weight = 0.02;
