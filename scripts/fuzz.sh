@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for
+# Builds the libFuzzer targets with clang (ASan + UBSan; in build-asan, shared with scripts/test.sh) and runs each for
 # FUZZ_SECONDS (default 20) from the seed corpus under fuzz/corpus/, then
 # prints how many inputs each ran without a crash. Exits non-zero on a crash.
 # FUZZ_SEED (default 1) fixes the mutation sequence, so a CI run repeats;
@@ -8,24 +8,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-20}
 
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEVPLACE_FUZZ=ON \
-  -DDEVPLACE_BUILD_TESTS=OFF -DDEVPLACE_BUILD_BENCH=OFF >/dev/null
-targets=$(cd build-fuzz && ninja -t targets all | sed -n 's|^\(fuzz/fuzz_[a-z_]*\): .*|\1|p' | sort -u)
-ninja -C build-fuzz $(for t in $targets; do printf '%s ' "$t"; done) >/dev/null
+# The sanitizer build of scripts/test.sh: after it, nothing is left to compile.
+source scripts/sanitizer_build.sh
+configure_sanitizer_build
+build=build-asan
+targets=$(cd $build && ninja -t targets all | sed -n 's|^\(fuzz/fuzz_[a-z_]*\): .*|\1|p' | sort -u)
+ninja -C $build $(for t in $targets; do printf '%s ' "$t"; done) >/dev/null
 
 status=0
 for t in $targets; do
   name=${t#fuzz/fuzz_}
   work=$(mktemp -d)
   cp -r "fuzz/corpus/$name/." "$work/" 2>/dev/null || true
-  log="build-fuzz/$name.log"
-  if "build-fuzz/$t" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-       -artifact_prefix="build-fuzz/crash-$name-" "$work" >"$log" 2>&1; then
+  log="$build/$name.log"
+  if "$build/$t" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+       -artifact_prefix="$build/crash-$name-" "$work" >"$log" 2>&1; then
     # The last count is the fuzzer's own (children of the ONNX shape-inference guard may print theirs).
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     echo "fuzz $name: $runs inputs in ${seconds}s, no crash"
   else
-    echo "fuzz $name: CRASH (see $log and build-fuzz/crash-$name-*)"
+    echo "fuzz $name: CRASH (see $log and $build/crash-$name-*)"
     tail -20 "$log"
     status=1
   fi

@@ -240,7 +240,7 @@ class OnnxReader {
   // `folded`: initializers that constant folding made (constants of the
   // model: neither parameters nor tensors).
   OnnxReader(const onnx::ModelProto& model, std::string source, FoldedConstants folded = {})
-      : model_(model), g_(model.graph()), source_(std::move(source)), folded_(std::move(folded.names)),
+      : g_(model.graph()), source_(std::move(source)), folded_(std::move(folded.names)),
         file_index_(std::move(folded.node_index)) {}
 
   Result<Graph> read() {
@@ -547,7 +547,6 @@ class OnnxReader {
                    count, text.c_str());
   }
 
-  const onnx::ModelProto& model_;
   const onnx::GraphProto& g_;
   std::string source_;
   std::unordered_map<std::string, ValueInfo> infos_;

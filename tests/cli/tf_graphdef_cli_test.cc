@@ -33,8 +33,8 @@ nlohmann::json ops_of(const std::string& graph) {
   CliRun r = devplace("convert --graph " + graph + " --out " + json);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json ops = nlohmann::json::object();
-  const nlohmann::json graph = nlohmann::json::parse(slurp(json));
-  for (const auto& op : graph["ops"]) ops[op["name"].get<std::string>()] = op;
+  const nlohmann::json converted = nlohmann::json::parse(slurp(json));
+  for (const auto& op : converted["ops"]) ops[op["name"].get<std::string>()] = op;
   return ops;
 }
 

@@ -42,7 +42,7 @@ Placement placement_of(const Problem& p, const std::string& method) {
 TEST(HtmlReport, LanesRowsAndTitles) {
   Fixture f;
   report::Report r{"tiny <report> & co", {}, {}};
-  Placement split(std::vector<DeviceId>(f.problem.num_ops(), 1));
+  Placement split{std::vector<DeviceId>(f.problem.num_ops(), 1)};
   for (int op = 0; op < f.problem.num_ops(); op += 2) split.device_of_op[op] = 2;
   r.sections.push_back({"tiny on toy", &f.problem,
                         {{"split", split, "", 0.5}, {"single-gpu", placement_of(f.problem, "single-gpu"), "", std::nan("")},
