@@ -28,84 +28,6 @@
 
 namespace devplace {
 
-namespace {
-
-// Queues. The event queue is a binary min-heap ordered by (time,
-// tie-break); the ready queues are sorted arrays (simulator.h, ReadyQueue). Times are finite and never negative (sums
-// of op and transfer times from 0), and a non-negative double orders as its
-// bit pattern, so a key is the unsigned 128-bit integer (time bits << 64) |
-// tie-break and "runs first" is one integer comparison: a compare and a
-// subtract-with-borrow, no unpredictable branch on equal times. The two
-// halves live in two arrays so that every load and store is one 64-bit
-// word: a 16-byte load of an entry written as two words stalls on store
-// forwarding, which cost more than the rest of the heap.
-using Key = unsigned __int128;
-
-Key make_key(uint64_t time_bits, uint64_t tie_break) { return (static_cast<Key>(time_bits) << 64) | tie_break; }
-
-}  // namespace
-
-void Simulator::MinQueue::reserve(size_t n) {
-  time_bits_.reserve(n);
-  tie_breaks_.reserve(n);
-}
-
-void Simulator::MinQueue::clear() {
-  time_bits_.clear();
-  tie_breaks_.clear();
-}
-
-void Simulator::MinQueue::push(double time, uint64_t tie_break) {
-  const uint64_t time_bits = std::bit_cast<uint64_t>(time);
-  const Key key = make_key(time_bits, tie_break);
-  size_t i = time_bits_.size();
-  time_bits_.push_back(time_bits);
-  tie_breaks_.push_back(tie_break);
-  // New entries are mostly later than those queued: this loop seldom runs.
-  while (i > 0) {
-    const size_t parent = (i - 1) / 2;
-    if (make_key(time_bits_[parent], tie_breaks_[parent]) <= key) break;
-    time_bits_[i] = time_bits_[parent];
-    tie_breaks_[i] = tie_breaks_[parent];
-    i = parent;
-  }
-  time_bits_[i] = time_bits;
-  tie_breaks_[i] = tie_break;
-}
-
-// Bottom-up: the hole at the root follows the earlier child down to a leaf
-// (a branch-free choice at each level), then the last entry moves into it
-// and up, which is seldom more than a step since the last entry is among
-// the latest.
-Simulator::MinQueue::Entry Simulator::MinQueue::pop() {
-  const Entry top{std::bit_cast<double>(time_bits_.front()), tie_breaks_.front()};
-  const uint64_t last_time_bits = time_bits_.back();
-  const uint64_t last_tie_break = tie_breaks_.back();
-  time_bits_.pop_back();
-  tie_breaks_.pop_back();
-  const size_t n = time_bits_.size();
-  if (n == 0) return top;
-  size_t i = 0;
-  for (size_t child = 1; child < n; child = 2 * i + 1) {
-    if (child + 1 < n)
-      child += make_key(time_bits_[child + 1], tie_breaks_[child + 1]) < make_key(time_bits_[child], tie_breaks_[child]);
-    time_bits_[i] = time_bits_[child];
-    tie_breaks_[i] = tie_breaks_[child];
-    i = child;
-  }
-  const Key last = make_key(last_time_bits, last_tie_break);
-  while (i > 0) {
-    const size_t parent = (i - 1) / 2;
-    if (make_key(time_bits_[parent], tie_breaks_[parent]) <= last) break;
-    time_bits_[i] = time_bits_[parent];
-    tie_breaks_[i] = tie_breaks_[parent];
-    i = parent;
-  }
-  time_bits_[i] = last_time_bits;
-  tie_breaks_[i] = last_tie_break;
-  return top;
-}
-
 void Simulator::ReadyQueue::push(double time, int32_t pos) {
   size_t i = items_.size();
   items_.push_back({time, pos});
@@ -220,7 +142,6 @@ Simulator::Simulator(const Problem& problem) : problem_(problem) {
   busy_.resize(num_devices_);
   ready_.resize(num_devices_);
   for (auto& r : ready_) r.reserve(num_ops_ / std::max(1, num_devices_) + 16);
-  events_.reserve(num_ops_ + max_transfers + 16);
   channel_free_s_.resize(num_channels_ + 1);
   channel_stats_.resize(num_channels_ + 1);
   received_count_.resize(num_devices_);
@@ -476,7 +397,7 @@ Status Simulator::run(const Placement& placement, const SimOptions& options) {
   double now = 0;
   const uint32_t num_ops = static_cast<uint32_t>(num_ops_);
   while (!events_.empty()) {
-    const MinQueue::Entry e = events_.pop();
+    const EventQueue::Entry e = events_.pop();
     now = e.time;
     const uint32_t code = static_cast<uint32_t>(e.tie_break);
     if (code < num_ops) {

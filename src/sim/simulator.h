@@ -19,11 +19,14 @@
 //   they stay alive until then. OOM: a device's peak exceeds its capacity;
 //   the step is still simulated to the end.
 //
-// Cost: O(ops + edges) work per run, each event also paying O(log q) for
-// the event queue, where q is the number of events in flight (at most one
-// op per device plus the transfers under way: about ten on a 4-GPU
-// cluster, whatever the graph's size). No allocation per event: all
-// working arrays are sized at construction and reused by every run. Ops are
+// Cost: O(ops + edges) work per run; each event also pays the event queue
+// (event_queue.h), O(1) when it comes later than most of those queued, as
+// nearly every event does, and O(log q) comparisons at worst, where q is
+// the number of events in flight (at most one op per device plus the
+// transfers under way: about ten on a 4-GPU cluster, whatever the graph's
+// size). No allocation per event: the working arrays are sized at
+// construction (the event queue grows to the largest q it meets and keeps
+// it) and reused by every run. Ops are
 // numbered in topological order, nearly the order they run in, and the
 // records an event touches are small and packed, so a run scans memory
 // forward (simulator.cc, "Layout"; docs/simulator.md, "Speed").
@@ -38,6 +41,7 @@
 #include <vector>
 
 #include "sim/evaluator.h"
+#include "sim/event_queue.h"
 #include "sim/problem.h"
 
 namespace devplace {
@@ -114,35 +118,13 @@ class Simulator : public Evaluator {
   // topological order ("pos") and tensors by an internal index that numbers
   // the outputs of each op in that order, so the outputs of an op are a range.
 
-  // A binary min-heap of (time, tie-break) keys: the event queue (the
-  // tie-break is the issue number above the event's code: < num_ops_, the
-  // op at that pos finished; else num_ops_ + the received copy that
-  // arrived). Held as two arrays of 64-bit words; simulator.cc ("Queues")
-  // says why.
-  class MinQueue {
-   public:
-    struct Entry {
-      double time;
-      uint64_t tie_break;
-    };
-    void reserve(size_t n);
-    void clear();
-    bool empty() const { return time_bits_.empty(); }
-    void push(double time, uint64_t tie_break);
-    Entry pop();  // the earliest; the queue must not be empty
-
-   private:
-    std::vector<uint64_t> time_bits_;  // the times' bit patterns
-    std::vector<uint64_t> tie_breaks_;
-  };
-
   // A device's ready ops in the order they run: by the time each became
   // ready, ties by pos (topological order). An op becomes ready at the
   // current time, which never goes back, so a new entry belongs at the
   // back, or before the few entries of the same time with a larger pos: a
   // sorted array with an insertion that seldom moves anything, read from
   // the front. A heap paid log(ready ops) cache-missing levels per pop on
-  // wide graphs (simulator.cc, "Queues").
+  // wide graphs (docs/simulator.md, "Speed").
   class ReadyQueue {
    public:
     void reserve(size_t n) { items_.reserve(n); }
@@ -236,7 +218,10 @@ class Simulator : public Evaluator {
   std::vector<uint32_t> copy_on_device_;  // per device: scratch of send_outputs
   std::vector<char> busy_;            // per device
   std::vector<ReadyQueue> ready_;     // per device
-  MinQueue events_;
+  // The events: the tie-break is the issue number above the event's code
+  // (< num_ops_: the op at that pos finished; else num_ops_ + the received
+  // copy that arrived).
+  EventQueue events_;
   std::vector<double> channel_free_s_;       // per channel, + the idle one
   std::vector<ChannelStats> channel_stats_;  // per channel, + the idle one
   std::vector<int64_t> memory_;

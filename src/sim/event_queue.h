@@ -1,0 +1,87 @@
+// File: event_queue.h
+// EventQueue: the simulator's queue of timed events, earliest first.
+//
+// Keys are (time, tie-break) pairs, all distinct (the simulator's tie-break
+// holds an issue number). Times are finite and never negative, and a
+// non-negative double orders as its bit pattern, so a key is the unsigned
+// 128-bit integer (time bits << 64) | tie-break and "earlier" is one
+// integer comparison: a compare and a subtract-with-borrow, no branch on
+// equal times.
+//
+// The keys are kept sorted in a window [head, tail) of two arrays of
+// 64-bit words (one load or store per word: a 16-byte load of an entry
+// written as two words stalls on store forwarding) and read from the front,
+// so a pop is O(1). A new event is nearly always later than most of those
+// queued (an op's end, a transfer's arrival), so push finds its place from
+// the back, usually in a step or two; past a few steps it bisects what is
+// left and moves the later entries at once, so a queue of thousands of
+// transfers still costs O(log q) comparisons per push. The window slides to
+// the front when it reaches the end of the arrays, and the arrays double
+// when it fills more than half of them: a queue of q entries uses O(q)
+// memory, whatever the number of events pushed, and stays in L1 when q is
+// small. A binary heap, the first design, paid its log q dependent levels
+// on every pop (docs/simulator.md, "Speed").
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace devplace {
+
+class EventQueue {
+ public:
+  struct Entry {
+    double time;
+    uint64_t tie_break;
+  };
+
+  void clear() { head_ = tail_ = 0; }
+  bool empty() const { return head_ == tail_; }
+  size_t size() const { return tail_ - head_; }
+  // time must be finite and >= 0; (time, tie_break) must differ from every
+  // key queued. Inline: the simulator pushes once or twice per op.
+  void push(double time, uint64_t tie_break) {
+    if (tail_ == time_bits_.size()) make_room();
+    const uint64_t time_bits = std::bit_cast<uint64_t>(time);
+    const Key key = make_key(time_bits, tie_break);
+    // The hole at i moves down past the later entries: a few steps, then by
+    // bisection over the rest.
+    size_t i = tail_;
+    for (int step = 0; i > head_ && make_key(time_bits_[i - 1], tie_breaks_[i - 1]) > key; ++step) {
+      if (step == kLinearSteps) {
+        i = open_by_bisection(i, key);
+        break;
+      }
+      time_bits_[i] = time_bits_[i - 1];
+      tie_breaks_[i] = tie_breaks_[i - 1];
+      --i;
+    }
+    time_bits_[i] = time_bits;
+    tie_breaks_[i] = tie_break;
+    ++tail_;
+  }
+  // The earliest; the queue must not be empty.
+  Entry pop() {
+    const Entry e{std::bit_cast<double>(time_bits_[head_]), tie_breaks_[head_]};
+    if (++head_ == tail_) head_ = tail_ = 0;  // empty: the next entries reuse the front, still in cache
+    return e;
+  }
+
+ private:
+  using Key = unsigned __int128;
+  static Key make_key(uint64_t time_bits, uint64_t tie_break) { return (static_cast<Key>(time_bits) << 64) | tie_break; }
+  static constexpr int kLinearSteps = 4;
+  void make_room();  // at tail_ == capacity: slides the window to the front, or doubles the arrays
+  // With the hole at i and the entry before it later than key: finds the
+  // first entry later than key by bisection, moves it and those after it up
+  // by one, and returns where the hole is then.
+  size_t open_by_bisection(size_t i, Key key);
+  std::vector<uint64_t> time_bits_;  // the times' bit patterns
+  std::vector<uint64_t> tie_breaks_;
+  size_t head_ = 0;
+  size_t tail_ = 0;
+};
+
+}  // namespace devplace
