@@ -20,15 +20,18 @@ struct Candidate {
   const json::Json* seed;  // null in answers written before the seed was recorded
 };
 
-int64_t number_or_zero(const json::Json& budget, const char* key) {
+// A budget's field as the answer wrote it; 0 (no limit) when absent or null.
+// Doubles are written so that they read back exactly, so the comparison
+// with the request is exact.
+double budget_field(const json::Json& budget, const char* key) {
   const auto it = budget.find(key);
-  return it == budget.end() || it->is_null() ? 0 : static_cast<int64_t>(it->get<double>() * 1000);
+  return it == budget.end() || it->is_null() ? 0.0 : it->get<double>();
 }
 
 // Why `candidate` cannot stand for the row, or "" when it can.
 std::string misfit(const Candidate& candidate, const ReuseRequest& request) {
-  if (number_or_zero(*candidate.budget, "evaluations") != request.budget.evaluations * 1000 ||
-      number_or_zero(*candidate.budget, "seconds") != static_cast<int64_t>(request.budget.seconds * 1000))
+  if (budget_field(*candidate.budget, "evaluations") != static_cast<double>(request.budget.evaluations) ||
+      budget_field(*candidate.budget, "seconds") != request.budget.seconds)
     return "another budget (" + candidate.budget->dump() + ")";
   if (candidate.seed != nullptr && candidate.seed->get<uint64_t>() != request.seed)
     return "seed " + candidate.seed->dump() + ", not " + std::to_string(request.seed);
