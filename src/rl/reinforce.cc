@@ -64,6 +64,7 @@ ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptio
   if (run.samples_per_update > 0) options.samples_per_update = run.samples_per_update;
   if (run.epochs > 0) options.epochs = run.epochs;
   if (run.entropy_weight >= 0) options.entropy_weight = run.entropy_weight;
+  if (run.entropy_half_life > 0) options.entropy_half_life = run.entropy_half_life;
   if (run.entropy_floor >= 0) options.entropy_floor = run.entropy_floor;
   if (run.entropy_floor_weight >= 0) options.entropy_floor_weight = run.entropy_floor_weight;
   if (run.elite_weight >= 0) options.elite_weight = run.elite_weight;

@@ -74,7 +74,8 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
       {"epochs", "N", "a learned method's optimizer steps per batch of samples (default 4; paper recipe 1)"},
       {"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 0: off)"},
       {"entropy-weight", "X",
-       "a learned method's entropy bonus, halving every 1000 evaluations (default 0)"},
+       "a learned method's entropy bonus, halving every --entropy-half-life evaluations (default 0)"},
+      {"entropy-half-life", "N", "evaluations over which a learned method's entropy bonus halves (default 1000)"},
       {"entropy-floor", "H",
        "nats per decision below which a learned method's loss pushes its entropy back up (default 0: off)"},
       {"entropy-floor-weight", "X", "the weight of that push, per nat below the floor (default 0.01)"},
@@ -145,6 +146,7 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
     return invalid_input("--samples: expected at least 2 (samples are compared with each other), got '" + *text + "'");
   DEVPLACE_ASSIGN_OR_RETURN(training.epochs, positive_int(options, "epochs", 0, kMaxEpochs));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-weight", training.entropy_weight));
+  DEVPLACE_ASSIGN_OR_RETURN(training.entropy_half_life, positive_int(options, "entropy-half-life", 0, kMaxIterations));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-floor", training.entropy_floor));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-floor-weight", training.entropy_floor_weight));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "elite-weight", training.elite_weight));

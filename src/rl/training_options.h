@@ -54,6 +54,7 @@ struct TrainingRunOptions {
   int64_t samples_per_update = 0;  // K; 0: the recipe's
   int64_t epochs = 0;              // optimizer steps per batch; 0: the recipe's
   double entropy_weight = -1;      // entropy bonus at the start; < 0: the recipe's
+  int64_t entropy_half_life = 0;   // evaluations over which the bonus halves; 0: the recipe's
   double entropy_floor = -1;       // nats per decision the loss keeps the entropy above; < 0: the recipe's
   double entropy_floor_weight = -1; // the weight of that floor's hinge; < 0: the recipe's
   double elite_weight = -1;        // self-imitation of the policy's best samples; < 0: the recipe's
