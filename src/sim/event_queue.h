@@ -23,9 +23,9 @@
 // on every pop (docs/simulator.md, "Speed").
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace devplace {
@@ -44,7 +44,7 @@ class EventQueue {
   // key queued. Inline: the simulator pushes once or twice per op.
   void push(double time, uint64_t tie_break) {
     if (tail_ == time_bits_.size()) make_room();
-    const uint64_t time_bits = std::bit_cast<uint64_t>(time);
+    const uint64_t time_bits = bits_of(time);
     const Key key = make_key(time_bits, tie_break);
     // The hole at i moves down past the later entries: kLinearSteps, then by
     // bisection over the rest.
@@ -64,12 +64,24 @@ class EventQueue {
   }
   // The earliest; the queue must not be empty.
   Entry pop() {
-    const Entry e{std::bit_cast<double>(time_bits_[head_]), tie_breaks_[head_]};
+    const Entry e{time_of(time_bits_[head_]), tie_breaks_[head_]};
     if (++head_ == tail_) head_ = tail_ = 0;  // empty: the next entries reuse the front, still in cache
     return e;
   }
 
  private:
+  // A double's bit pattern and back (std::bit_cast is C++20, and rl/
+  // includes this header as C++17 under clang: src/CMakeLists.txt).
+  static uint64_t bits_of(double t) {
+    uint64_t b;
+    std::memcpy(&b, &t, sizeof b);
+    return b;
+  }
+  static double time_of(uint64_t b) {
+    double t;
+    std::memcpy(&t, &b, sizeof t);
+    return t;
+  }
   using Key = unsigned __int128;
   static Key make_key(uint64_t time_bits, uint64_t tie_break) { return (static_cast<Key>(time_bits) << 64) | tie_break; }
   // Steps from the back before bisecting: 16 covers the whole queue of the
