@@ -167,4 +167,21 @@ PlacedNeighbours placed_neighbours(const Problem& problem, const Grouping& group
   return placed_neighbours(exchanged_bytes(problem, grouping), identity.data(), grouping.num_groups());
 }
 
+std::vector<float> speed_prior_bonus(const Grouping& grouping, int num_devices, double weight) {
+  const int ng = grouping.num_groups();
+  std::vector<float> bonus(static_cast<size_t>(ng) * num_devices, 0.0f);
+  for (int32_t g = 0; g < ng; ++g) {
+    double fastest = std::numeric_limits<double>::infinity();
+    for (DeviceId d = 0; d < num_devices; ++d) {
+      if (grouping.allows(g, d)) fastest = std::min(fastest, grouping.work_s(g, d));
+    }
+    if (!(fastest > 0) || !std::isfinite(fastest)) continue;
+    for (DeviceId d = 0; d < num_devices; ++d) {
+      const double t = grouping.work_s(g, d);
+      if (grouping.allows(g, d) && std::isfinite(t)) bonus[static_cast<size_t>(g) * num_devices + d] = static_cast<float>(weight * std::log(fastest / t));
+    }
+  }
+  return bonus;
+}
+
 }  // namespace devplace::rl

@@ -59,6 +59,13 @@ struct PlacedNeighbours {
 
 PlacedNeighbours placed_neighbours(const Problem& problem, const Grouping& grouping);
 
+// The speed prior's logit bonuses, num_groups x num_devices, row-major:
+// weight * log(t_min / t_d) for each device d a group may use, t_d its
+// work there and t_min its work on its fastest allowed device (<= 0; 0 on
+// that device, and for a group with no work); 0 for the devices it may not
+// use (the policy masks them).
+std::vector<float> speed_prior_bonus(const Grouping& grouping, int num_devices, double weight);
+
 // The bytes each pair of groups exchanges, in either direction (a tensor
 // counts once per group that reads it outside its producer's group); one
 // entry per pair, first < second.

@@ -24,6 +24,7 @@ PolicyOptions policy_options(const TrainingRunOptions& training) {
   if (training.stickiness >= 0) options.stickiness = training.stickiness;
   if (training.neighbour_devices >= 0) options.neighbour_devices = training.neighbour_devices == 1;
   if (training.affinity >= 0) options.affinity = training.affinity;
+  if (training.speed_prior >= 0) options.speed_prior = training.speed_prior;
   return options;
 }
 
@@ -107,7 +108,7 @@ void add_neighbour_histogram(const std::vector<PlacedNeighbours>& neighbours, in
 
 PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
                                      double noise_std, const torch::Tensor& forced,
-                                     const std::vector<PlacedNeighbours>* neighbours) {
+                                     const std::vector<PlacedNeighbours>* neighbours, const torch::Tensor& prior) {
   const int64_t b = features.size(0);
   const int64_t g = features.size(1);
   const int64_t d = num_devices_;
@@ -137,6 +138,10 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
   {
     torch::NoGradGuard no_grad;
     offset = torch::zeros({b, g, d}).masked_fill_(allowed.logical_not(), -std::numeric_limits<float>::infinity()).expand({k, g, d}).clone();
+    if (prior.defined()) {
+      DEVPLACE_CHECK(prior.size(0) == b && prior.size(1) == g && prior.size(2) == d);
+      offset.add_(prior.expand({k, g, d}));
+    }
     if (noise_std > 0 && !greedy && !forced.defined()) offset.add_(torch::randn({k, g, d}) * noise_std);
   }
 
@@ -209,22 +214,27 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
 
 std::string Seq2SeqNetImpl::fixed_settings() const {
   const double affinity = options_.neighbour_devices ? options_.affinity : 0.0;
-  return "stickiness=" + std::to_string(options_.stickiness) + ";affinity=" + std::to_string(affinity);
+  std::string settings = "stickiness=" + std::to_string(options_.stickiness) + ";affinity=" + std::to_string(affinity);
+  if (options_.speed_prior != 0) settings += ";speed_prior=" + std::to_string(options_.speed_prior);
+  return settings;
 }
 
 Seq2SeqPolicy::Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options,
-                             PlacedNeighbours neighbours)
-    : features_(features.unsqueeze(0)), allowed_(allowed.unsqueeze(0)), neighbours_{std::move(neighbours)} {
+                             PlacedNeighbours neighbours, torch::Tensor prior)
+    : features_(features.unsqueeze(0)),
+      allowed_(allowed.unsqueeze(0)),
+      prior_(prior.defined() ? prior.unsqueeze(0) : torch::Tensor()),
+      neighbours_{std::move(neighbours)} {
   DEVPLACE_CHECK(!options.neighbour_devices || static_cast<int64_t>(neighbours_[0].offsets.size()) == features.size(0) + 1);
   net_ = register_module("net", Seq2SeqNet(static_cast<int>(features.size(1)), num_devices, options));
 }
 
 PolicySample Seq2SeqPolicy::sample(int64_t k, bool greedy, double noise_std) {
-  return net_->forward(features_, allowed_, k, greedy, noise_std, {}, &neighbours_);
+  return net_->forward(features_, allowed_, k, greedy, noise_std, {}, &neighbours_, prior_);
 }
 
 PolicySample Seq2SeqPolicy::evaluate(const torch::Tensor& actions) {
-  return net_->forward(features_, allowed_, actions.size(0), /*greedy=*/false, 0.0, actions, &neighbours_);
+  return net_->forward(features_, allowed_, actions.size(0), /*greedy=*/false, 0.0, actions, &neighbours_, prior_);
 }
 
 torch::Tensor Seq2SeqPolicy::actions_for(const torch::Tensor& devices) { return devices; }

@@ -67,6 +67,13 @@ struct PolicyOptions {
   // A fixed bonus X x histogram on the logits (--affinity), the graph
   // version of stickiness; needs neighbour_devices. 0: none.
   double affinity = 0.0;
+  // The speed prior (--speed-prior X, rl): a fixed bonus X log(t_min /
+  // t_d) on the logit of device d for a group whose time there is t_d
+  // (t_min: its fastest allowed device), so that a fresh policy does not
+  // put a group on a device that runs it 4 times slower 1 time in 5. The
+  // bonuses come with the policy's inputs (Seq2SeqPolicy's `prior`). 0:
+  // none.
+  double speed_prior = 0.0;
 };
 
 // The defaults with --policy-hidden and --attention applied.
@@ -87,9 +94,11 @@ class Seq2SeqNetImpl : public torch::nn::Module {
   // `neighbours`: the groups' placed neighbours, for neighbour_devices:
   // one list shared by the K samples, or one per sample; null: none (the
   // histogram input is unused).
+  // `prior`: [B, G, D] float bonuses added to the logits (the speed prior),
+  // or undefined for none.
   PolicySample forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
                        double noise_std, const torch::Tensor& forced = {},
-                       const std::vector<PlacedNeighbours>* neighbours = nullptr);
+                       const std::vector<PlacedNeighbours>* neighbours = nullptr, const torch::Tensor& prior = {});
   // The logit bonuses, which are options, not parameters: "stickiness=0;affinity=3".
   std::string fixed_settings() const;
 
@@ -115,9 +124,10 @@ TORCH_MODULE(Seq2SeqNet);
 class Seq2SeqPolicy : public PlacementPolicy {
  public:
   // features [G, F], allowed [G, D] bool; neighbours for
-  // options.neighbour_devices.
+  // options.neighbour_devices; prior [G, D] float, fixed logit bonuses
+  // (speed_prior_bonus), or undefined.
   Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options,
-                PlacedNeighbours neighbours = {});
+                PlacedNeighbours neighbours = {}, torch::Tensor prior = {});
   PolicySample sample(int64_t k, bool greedy, double noise_std) override;
   PolicySample evaluate(const torch::Tensor& actions) override;
   // One decision per group: the actions are the devices.
@@ -126,6 +136,7 @@ class Seq2SeqPolicy : public PlacementPolicy {
 
  private:
   torch::Tensor features_, allowed_;  // [1, G, F], [1, G, D]
+  torch::Tensor prior_;               // [1, G, D] or undefined
   std::vector<PlacedNeighbours> neighbours_;  // one list, shared by the samples
   Seq2SeqNet net_{nullptr};
 };

@@ -45,6 +45,7 @@ ReinforceOptions paper_recipe(ReinforceOptions o) {
   o.clip = 0;
   o.entropy_weight = 0;
   o.entropy_floor = 0;
+  o.risk_seeking = 0;
   o.initial_noise = 0.5;
   o.valid_only_after = 50;
   o.warm_start = WarmStart::kNone;
@@ -67,6 +68,7 @@ ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptio
   if (run.entropy_half_life > 0) options.entropy_half_life = run.entropy_half_life;
   if (run.entropy_floor >= 0) options.entropy_floor = run.entropy_floor;
   if (run.entropy_floor_weight >= 0) options.entropy_floor_weight = run.entropy_floor_weight;
+  if (run.risk_seeking >= 0) options.risk_seeking = run.risk_seeking;
   if (run.elite_weight >= 0) options.elite_weight = run.elite_weight;
   // Under an evaluation budget the polish gets a quarter at most.
   if (ctx.budget.evaluations > 0) options.polish_evaluations = std::min(options.polish_evaluations, ctx.budget.evaluations / 4);
@@ -196,6 +198,21 @@ std::vector<float> advantages(const std::vector<double>& times, const std::vecto
     const double var = std::max(0.0, sum_sq / n - mean * mean);
     // Equal rewards (a policy sure of everything) teach nothing.
     const double scale = var > 1e-18 * mean * mean ? 1.0 / std::sqrt(var) : 0.0;
+    if (options.risk_seeking > 0) {
+      // The worst reward of the best share (sqrt(t): lower is better).
+      std::vector<double> counted;
+      for (size_t s = 0; s < k; ++s)
+        if (!some_valid || valid[s]) counted.push_back(rewards[s]);
+      std::sort(counted.begin(), counted.end());
+      const size_t m = std::clamp<size_t>(static_cast<size_t>(std::ceil(options.risk_seeking * static_cast<double>(counted.size()))), 1,
+                                          counted.size());
+      const double threshold = counted[m - 1];
+      for (size_t s = 0; s < k; ++s) {
+        if (some_valid && !valid[s]) continue;
+        out[s] = static_cast<float>(std::max(0.0, threshold - rewards[s]) * scale);
+      }
+      return out;
+    }
     float lowest = 0.0f;
     for (size_t s = 0; s < k; ++s) {
       if (some_valid && !valid[s]) continue;

@@ -86,6 +86,13 @@ struct ReinforceOptions {
   // the policy alone (no state), so a resumed run repeats. 0: off.
   double entropy_floor = 0.0;
   double entropy_floor_weight = 0.01;
+  // Risk-seeking policy gradient (Petersen et al. 2021, "Deep symbolic
+  // regression"), for kNormalized: only the best risk_seeking share of an
+  // update's samples that fit teach, each by how much it beats the worst
+  // of that share (standardised as kNormalized); the others get 0. The
+  // answer is the best sample ever, not the mean one, and this trains for
+  // it. 0: off (every sample teaches).
+  double risk_seeking = 0.0;
   // Self-imitation (Oh et al. 2018, as the cross-entropy method keeps an
   // elite): the `elites` best distinct samples the policy has drawn so far
   // are imitated once per update, with this weight on their mean

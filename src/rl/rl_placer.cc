@@ -36,8 +36,13 @@ class RlPlacer : public Placer {
     // The initial parameters come from the seed.
     torch::manual_seed(ctx.rng.next_u64() & 0x7fffffffffffffffULL);
     const PolicyOptions policy_opts = policy_options(training_);
+    torch::Tensor prior;
+    if (policy_opts.speed_prior > 0) {
+      const std::vector<float> bonus = speed_prior_bonus(grouping, nd, policy_opts.speed_prior);
+      prior = torch::from_blob(const_cast<float*>(bonus.data()), {ng, nd}, torch::kFloat).clone();
+    }
     Seq2SeqPolicy policy(features, allowed, nd, policy_opts,
-                         policy_opts.neighbour_devices ? placed_neighbours(ctx.problem, grouping) : PlacedNeighbours{});
+                         policy_opts.neighbour_devices ? placed_neighbours(ctx.problem, grouping) : PlacedNeighbours{}, prior);
     ReinforceOptions options;
     // No entropy bonus: with the neighbour affinity a fresh policy already
     // explores placements that follow the data, and a bonus kept the

@@ -79,6 +79,9 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
       {"entropy-floor", "H",
        "nats per decision below which a learned method's loss pushes its entropy back up (default 0: off)"},
       {"entropy-floor-weight", "X", "the weight of that push, per nat below the floor (default 0.01)"},
+      {"risk-seeking", "F",
+       "train a learned method on the best F (in (0, 1]) of each update's samples only, against the worst of them "
+       "(risk-seeking policy gradient; default 0: every sample, standardised)"},
       {"stickiness", "X", "a learned method's bonus on the logit of the previous group's device (default 0)"},
       {"neighbours", "on|off",
        "whether a learned method's decoder sees the devices of each group's placed neighbours (default on; paper "
@@ -86,6 +89,9 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
       {"affinity", "X",
        "with --neighbours on: a fixed bonus on the logits of the devices of a group's placed neighbours, by bytes "
        "(default 3; paper recipe 0)"},
+      {"speed-prior", "X",
+       "rl (hierarchical ignores it): a fixed bonus X log(t_min / t_d) on the logit of each device d, t_d the group's "
+       "time there, so a fresh policy prefers the devices that run a group fastest (default 0: off)"},
       {"grouper-prior", "KIND",
        "hierarchical (rl, which has no grouper, ignores it): what a fresh grouper leans each unit to: clusters (clusters of units that exchange much "
        "data; default), order (groups of neighbouring units in topological order) or none (the paper's; paper recipe)"},
@@ -150,12 +156,20 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-floor", training.entropy_floor));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-floor-weight", training.entropy_floor_weight));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "elite-weight", training.elite_weight));
+  if (auto text = get(options, "risk-seeking")) {
+    double f = -1;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), f);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(f) || f < 0 || f > 1)
+      return invalid_input("--risk-seeking: expected a share of the samples in [0, 1], got '" + *text + "'");
+    training.risk_seeking = f;
+  }
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "stickiness", training.stickiness));
   if (auto text = get(options, "neighbours")) {
     if (*text != "on" && *text != "off") return invalid_input("--neighbours: expected 'on' or 'off', got '" + *text + "'");
     training.neighbour_devices = *text == "on" ? 1 : 0;
   }
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "affinity", training.affinity));
+  DEVPLACE_RETURN_IF_ERROR(weight_option(options, "speed-prior", training.speed_prior));
   if (training.affinity > 0 && (training.neighbour_devices == 0 || (training.paper_recipe && training.neighbour_devices != 1)))
     return invalid_input("--affinity needs --neighbours on");
   if (auto text = get(options, "grouper-prior")) {

@@ -57,9 +57,11 @@ struct TrainingRunOptions {
   int64_t entropy_half_life = 0;   // evaluations over which the bonus halves; 0: the recipe's
   double entropy_floor = -1;       // nats per decision the loss keeps the entropy above; < 0: the recipe's
   double entropy_floor_weight = -1; // the weight of that floor's hinge; < 0: the recipe's
+  double risk_seeking = -1;        // the share of each batch's best samples trained on; < 0: the recipe's
   double elite_weight = -1;        // self-imitation of the policy's best samples; < 0: the recipe's
   double stickiness = -1;          // the decoder's bonus for the previous group's device; < 0: the default
   int neighbour_devices = -1;      // the decoder sees its placed neighbours' devices: 1 on, 0 off, -1 the recipe's
+  double speed_prior = -1;         // rl: a fixed bonus X log(speed share) on each group's devices; < 0: the default
   double affinity = -1;            // a fixed bonus on the logits from those devices; < 0: the default
   std::string grouper_prior;       // hierarchical: "order", "clusters" or "none"; "": the default
   int policy_hidden = 0;           // LSTM units per encoder direction (the decoder has twice); 0: the default
@@ -75,7 +77,8 @@ const std::vector<MethodOptionSpec>& training_option_specs();
 // FILE, --resume FILE (which must exist); --recipe default|paper;
 // --warm-start search|fast|none; --polish N; --learning-rate X;
 // --samples K (>= 2); --epochs N; --entropy-weight, --elite-weight,
-// --stickiness and --affinity X in [0, 100]; --neighbours on|off;
+// --stickiness, --affinity and --speed-prior X in [0, 100];
+// --risk-seeking F in [0, 1]; --neighbours on|off;
 // --policy-hidden N; --attention additive|multiplicative; --distributed
 // [--sync]. The progress bar is on when stderr is a terminal. An error is
 // one line naming the flag (exit code 2). Names it does not know are

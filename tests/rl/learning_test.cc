@@ -16,6 +16,7 @@
 
 #include "../test_clusters.h"
 #include "../test_graphs.h"
+#include "cluster/cluster_json.h"
 #include "cost/cost_model.h"
 #include "group/grouping.h"
 #include "place/run_placer.h"
@@ -67,6 +68,28 @@ TEST(Advantages, NormalizedAreStandardAndRankDoesNotFitLast) {
   // Equal times teach nothing.
   const std::vector<float> same = advantages({0.7, 0.7, 0.7}, {true, true, true}, 4, options, baseline, stats);
   for (float v : same) EXPECT_EQ(v, 0.0f);
+}
+
+TEST(Advantages, RiskSeekingTeachesOnlyTheBestShare) {
+  ReinforceOptions options;
+  options.risk_seeking = 0.5;
+  double baseline = 0;
+  UpdateStats stats;
+  // Six samples; sample 5 does not fit and is not counted. The best half
+  // of the five that fit (ceil(2.5) = 3: 0.4, 0.5, 0.6) is kept, its worst
+  // (0.6) the threshold.
+  const std::vector<double> times = {0.6, 0.4, 0.9, 0.5, 1.2, 0.1};
+  const std::vector<float> a = advantages(times, {true, true, true, true, true, false}, 2, options, baseline, stats);
+  EXPECT_GT(a[1], a[3]);
+  EXPECT_GT(a[3], 0.0f);
+  for (size_t s : {0, 2, 4, 5}) EXPECT_EQ(a[s], 0.0f) << "sample " << s;
+  // Standardised as kNormalized is: the ratio of two gaps is the ratio of
+  // their sqrt(t) gaps.
+  EXPECT_NEAR(a[1] / a[3], (std::sqrt(0.6) - std::sqrt(0.4)) / (std::sqrt(0.6) - std::sqrt(0.5)), 1e-5);
+  options.risk_seeking = 0;
+  const std::vector<float> all = advantages(times, {true, true, true, true, true, false}, 2, options, baseline, stats);
+  EXPECT_LT(all[4], 0.0f);  // without it, the slow samples are pushed down
+  EXPECT_NEAR(all[1] - all[3], a[1] - a[3], 1e-5);
 }
 
 // A tiny problem and the seq2seq policy over its co-location groups.
@@ -195,6 +218,44 @@ TEST(Stickiness, AFreshPolicyKeepsNeighboursTogether) {
   const double plain = same_as_previous(0.0), sticky = same_as_previous(3.0);
   EXPECT_LT(plain, 0.6);
   EXPECT_GT(sticky, 0.8);
+}
+
+// The speed prior: a fresh policy puts groups on a device that runs them
+// several times slower much less often with it than without, and
+// evaluate() scores a sample as sample() did (both add the bonuses).
+TEST(SpeedPrior, AFreshPolicyAvoidsSlowDevices) {
+  Graph g = testing::tiny_dag(6, 12);
+  Cluster c = load_cluster("k80x4").value();
+  auto cost = make_default_cost_model();
+  Problem p = Problem::create(g, c, *cost).value();
+  const Grouping units = Grouping::create(p, GroupingOptions{GroupingKind::kColocation});
+  const int ng = units.num_groups(), nd = c.num_devices();
+  const GroupFeatures f = group_features(p, units);
+  const torch::Tensor features = torch::from_blob(const_cast<float*>(f.values.data()), {ng, f.dim}, torch::kFloat).clone();
+  torch::Tensor allowed = torch::zeros({ng, nd}, torch::kBool);
+  for (int32_t grp = 0; grp < ng; ++grp) {
+    for (DeviceId d = 0; d < nd; ++d) allowed[grp][d] = units.allows(grp, d);
+  }
+  const std::vector<float> bonus = speed_prior_bonus(units, nd, 2.0);
+  const torch::Tensor prior = torch::from_blob(const_cast<float*>(bonus.data()), {ng, nd}, torch::kFloat).clone();
+  // The share of decisions on a device at least 2x slower than the group's fastest.
+  auto slow_share = [&](bool with_prior) {
+    torch::manual_seed(3);
+    PolicyOptions options;
+    options.speed_prior = with_prior ? 2.0 : 0.0;
+    Seq2SeqPolicy policy(features, allowed, nd, options, PlacedNeighbours{}, with_prior ? prior : torch::Tensor());
+    const PolicySample s = policy.sample(32, /*greedy=*/false, 0.0);
+    EXPECT_TRUE(torch::allclose(policy.evaluate(s.actions).log_prob, s.log_prob, 1e-4, 1e-5));
+    const auto dev = s.devices.accessor<int64_t, 2>();
+    double slow = 0;
+    for (int64_t k = 0; k < s.devices.size(0); ++k) {
+      for (int32_t grp = 0; grp < ng; ++grp) slow += bonus[static_cast<size_t>(grp) * nd + dev[k][grp]] < 2.0 * std::log(0.5);
+    }
+    return slow / static_cast<double>(s.devices.numel());
+  };
+  const double plain = slow_share(false), with_prior = slow_share(true);
+  EXPECT_GT(plain, 0.05);
+  EXPECT_LT(with_prior, plain / 3);
 }
 
 // The neighbour input: evaluate() scores a sample as sample() did (pass 1,

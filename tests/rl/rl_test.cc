@@ -4,15 +4,18 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "../test_clusters.h"
 #include "../test_graphs.h"
+#include "cluster/cluster_json.h"
 #include "common/file_io.h"
 #include "common/interrupt.h"
 #include "cost/cost_model.h"
@@ -65,6 +68,40 @@ TEST(RlFeatures, OneRowPerGroupAllInUnitRange) {
     }
   }
   EXPECT_EQ(top_dim, 1.0f);
+}
+
+// The speed prior: 0 on a group's fastest device, weight * log(t_min /
+// t_d) on the others (so exp of the bonus is the speed ratio at weight 1),
+// 0 where the group may not go.
+TEST(RlFeatures, SpeedPriorFavoursEachGroupsFastestDevices) {
+  Graph g = build_zoo_model("layered:layers=6,width=3").value();
+  Cluster c = load_cluster("k80x4").value();
+  auto cost = make_default_cost_model();
+  Problem p = Problem::create(g, c, *cost).value();
+  const Grouping grouping = Grouping::create(p);
+  const int nd = c.num_devices();
+  const std::vector<float> bonus = rl::speed_prior_bonus(grouping, nd, 2.0);
+  ASSERT_EQ(bonus.size(), static_cast<size_t>(grouping.num_groups() * nd));
+  int slower = 0;
+  for (int32_t grp = 0; grp < grouping.num_groups(); ++grp) {
+    double fastest = std::numeric_limits<double>::infinity();
+    for (DeviceId d = 0; d < nd; ++d) {
+      if (grouping.allows(grp, d)) fastest = std::min(fastest, grouping.work_s(grp, d));
+    }
+    for (DeviceId d = 0; d < nd; ++d) {
+      const float b = bonus[static_cast<size_t>(grp) * nd + d];
+      EXPECT_LE(b, 0.0f);
+      if (!grouping.allows(grp, d) || !(fastest > 0)) {
+        EXPECT_EQ(b, 0.0f);
+        continue;
+      }
+      EXPECT_NEAR(std::exp(b / 2.0), fastest / grouping.work_s(grp, d), 1e-4);
+      slower += b < -0.1f;
+    }
+  }
+  EXPECT_GT(slower, 0);  // the CPU is slower than a K80 for some group
+  // Weight 0: no bonus at all.
+  for (float b : rl::speed_prior_bonus(grouping, nd, 0.0)) EXPECT_EQ(b, 0.0f);
 }
 
 // Each group's placed neighbours: only groups before it, each weighted by
