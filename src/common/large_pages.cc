@@ -72,12 +72,15 @@ namespace {
 // main: nothing has run yet; the process keeps its id). `devplace simulate`
 // of a 1M-op binary graph: 2.8-3.3 s without, 2.3 s with (docs/formats.md).
 // A user's own setting of the tunable is kept; if the exec fails, the
-// process goes on as it is.
+// process goes on as it is. Under valgrind, which runs the program itself
+// and would be replaced by it, there is no exec (valgrind preloads its
+// vgpreload libraries into the program it runs).
 __attribute__((constructor)) void relaunch_with_huge_page_heap(int argc, char** argv, char** envp) {
   (void)argc;
   (void)envp;
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.hugetlb") != nullptr) return;
+  if (const char* preload = std::getenv("LD_PRELOAD"); preload != nullptr && std::strstr(preload, "vgpreload") != nullptr) return;
   static char value[4096];
   constexpr const char* kSetting = "glibc.malloc.hugetlb=1";
   if (tunables != nullptr && *tunables != '\0') {
