@@ -25,6 +25,7 @@
 #include "cli/placer_options.h"
 #include "cli/problem_source.h"
 #include "cli/report_options.h"
+#include "cli/seed_median.h"
 #include "cli/suite_reuse.h"
 #include "cluster/cluster_json.h"
 #include "common/interrupt.h"
@@ -46,10 +47,10 @@ std::vector<OptionSpec> with_compare_budget(std::vector<OptionSpec> options) {
 
 const CommandSpec kSpec = {
     "devplace compare --graph SRC --cluster CL [--methods A,B,...] [--budget SECONDS] [--evaluations N]\n"
-    "       [--seed N] [--grouping paper|colocation] [--training] [--json] [--measure COMMAND ...]\n"
-    "       [--report FILE]\n"
+    "       [--seed N | --seeds A,B,...] [--grouping paper|colocation] [--training] [--json]\n"
+    "       [--measure COMMAND ...] [--report FILE]\n"
     "   or: devplace compare --suite paper [--methods A,B,...] [--budget SECONDS] [--iterations N] [--json]\n"
-    "       [--report FILE | --jobs N] [--reuse FILE,...]",
+    "       [--report FILE | --jobs N] [--reuse FILE,...] [--seeds A,B,...]",
     "Runs each method with the same budget and seed and prints its step time (OOM where a device runs\n"
     "out of memory), its search time, its speed-up over the best of the paper's baselines that ran, and\n"
     "its ratio to the step-time lower bound. Methods default to every method but exhaustive and the\n"
@@ -61,7 +62,10 @@ const CommandSpec kSpec = {
     "The searching methods (random-search, local-search, and the learned rl, hierarchical) run at an\n"
     "equal budget: " + std::to_string(kDefaultCompareEvaluations) +
         " evaluations each by default; --evaluations N sets the number, --budget SECONDS a\n"
-    "time limit instead (or as well). The other methods make no evaluations of their own.",
+    "time limit instead (or as well). The other methods make no evaluations of their own.\n"
+    "--seeds A,B,... runs every method once per seed and gives each one's median over the seeds (a\n"
+    "learned method's answer depends on its seed); the table adds each seed's step time, --json each\n"
+    "seed's results.",
     with_compare_budget(with_report_option(with_measure_options(with_placer_options(with_graph_load_options({{"graph", "SRC", "graph file or zoo:NAME[:k=v,...]"},
                          {"cluster", "CL", "cluster JSON file or preset name"},
                          {"suite", "NAME", "a fixed set of graphs and clusters instead: paper (Table 1)"},
@@ -70,6 +74,8 @@ const CommandSpec kSpec = {
                          {"json", "", "print one JSON object"},
                          {"jobs", "N",
                           "--suite: run N rows at a time, each in its own devplace process (default 1; not with --report)"},
+                         {"seeds", "A,B,...",
+                          "run each method once per seed (positive integers) and give its median over them, instead of --seed"},
                          {"reuse", "FILE,...",
                           "--suite: take the rows that earlier --json answers (of the suite, or of compare on one row) "
                           "hold with every method run, at the same budget and seed; run only the others"}})))))
@@ -175,13 +181,23 @@ std::string budget_note(const PlacerRunOptions& options, const std::vector<std::
   return note;
 }
 
-void print_comparison(const Problem& problem, const Comparison& c, const std::string& budget) {
+// "1, 2, 3".
+std::string seed_list(const std::vector<uint64_t>& seeds) {
+  std::string list;
+  for (uint64_t s : seeds) list += (list.empty() ? "" : ", ") + std::to_string(s);
+  return list;
+}
+
+// `seeds`: the seeds of --seeds, whose medians `c` holds; empty for one seed.
+void print_comparison(const Problem& problem, const Comparison& c, const std::string& budget, const std::vector<uint64_t>& seeds = {}) {
   const Cluster& cl = problem.cluster();
   std::cout << "graph        " << problem.graph().name() << " (" << problem.num_ops() << " ops"
             << (problem.graph().has_backward() ? ", training step" : ", forward only") << ")\n"
             << "cluster      " << cl.name() << " (" << cl.num_devices() << " devices)\n"
             << "lower bound  " << format_seconds(c.lower_bound.value_s()) << " (" << binding_part(c.lower_bound)
-            << " binds)\n\n";
+            << " binds)\n";
+  if (!seeds.empty()) std::cout << "seeds        " << seed_list(seeds) << " (each figure below: the median over them)\n";
+  std::cout << "\n";
   // Wide enough for the longest name (a learned method's may name its stages).
   size_t method_width = 16;
   for (const MethodResult& r : c.results) method_width = std::max(method_width, shown_method(r).size() + 2);
@@ -213,6 +229,22 @@ void print_comparison(const Problem& problem, const Comparison& c, const std::st
     std::cout << "ERR: the measurer could not measure the placement; its step time is the failure penalty.\n";
 }
 
+// With --seeds: each method's step time per seed, beside the median the
+// table above gave.
+void print_seeds(const Comparison& median, const std::vector<Comparison>& per_seed, const std::vector<uint64_t>& seeds) {
+  size_t method_width = 16;
+  for (const MethodResult& r : median.results) method_width = std::max(method_width, shown_method(r).size() + 2);
+  std::cout << "\nstep time per seed (the table above gives each method's median over seeds " << seed_list(seeds) << "):\n"
+            << pad_right("method", method_width);
+  for (size_t i = 0; i < seeds.size(); ++i) std::cout << pad_left("seed " + std::to_string(seeds[i]), 12);
+  std::cout << pad_left("median", 12) << "\n";
+  for (size_t m = 0; m < median.results.size(); ++m) {
+    std::cout << pad_right(shown_method(median.results[m]), method_width);
+    for (size_t i = 0; i < seeds.size(); ++i) std::cout << pad_left(i < per_seed.size() ? step_cell(per_seed[i].results[m]) : "-", 12);
+    std::cout << pad_left(step_cell(median.results[m]), 12) << "\n";
+  }
+}
+
 Status compare_one(const Args& args, const std::vector<std::string>& methods, const PlacerRunOptions& options) {
   if (!args.get("graph")) return invalid_input("missing required option '--graph SRC' (see --help)");
   if (!args.get("cluster")) return invalid_input("missing required option '--cluster CL' (see --help)");
@@ -223,9 +255,29 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
   if (measure) {
     DEVPLACE_ASSIGN_OR_RETURN(measurer, Measurer::start(loaded.problem, *measure));
   }
+  std::optional<std::vector<uint64_t>> seeds;
+  if (const std::optional<std::string> text = args.get("seeds")) {
+    DEVPLACE_ASSIGN_OR_RETURN(seeds, parse_seeds(*text));
+  }
   clear_interrupt();
   std::optional<InterruptScope> scope(std::in_place);  // Ctrl-C stops the methods, then the table is printed
-  const Comparison c = compare_methods(loaded.problem, methods, options, measurer.get());
+  std::vector<Comparison> per_seed;  // with --seeds
+  Comparison c;
+  if (seeds) {
+    for (uint64_t seed : *seeds) {
+      if (interrupt_requested()) break;
+      PlacerRunOptions seeded = options;
+      seeded.seed = seed;
+      per_seed.push_back(compare_methods(loaded.problem, methods, seeded, measurer.get()));
+    }
+    c = median_over_seeds(per_seed);
+    // Seeds that did not run (Ctrl-C): every median is partial.
+    if (per_seed.size() < seeds->size()) {
+      for (MethodResult& r : c.results) r.interrupted = true;
+    }
+  } else {
+    c = compare_methods(loaded.problem, methods, options, measurer.get());
+  }
   scope.reset();
   if (measurer) std::cerr << "devplace: " << measurer->summary() << "\n";
   DEVPLACE_ASSIGN_OR_RETURN(const std::optional<std::string> report_file, report_path(args));
@@ -235,7 +287,8 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
     DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   }
   if (!args.flag("json")) {
-    print_comparison(loaded.problem, c, budget_note(options, methods));
+    print_comparison(loaded.problem, c, budget_note(options, methods), seeds.value_or(std::vector<uint64_t>{}));
+    if (seeds) print_seeds(c, per_seed, *seeds);
     return Status::ok_status();
   }
   json::Json j = {{"graph", loaded.graph->name()},
@@ -249,6 +302,14 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
                   {"seed", options.seed},
                   {"results", results_json(c)},
                   {"interrupted", interrupt_requested()}};
+  if (seeds) {
+    // "results" holds the medians; each seed's are under "per_seed".
+    j.erase("seed");
+    j["seeds"] = *seeds;
+    json::Json runs = json::Json::array();
+    for (size_t i = 0; i < per_seed.size(); ++i) runs.push_back({{"seed", (*seeds)[i]}, {"results", results_json(per_seed[i])}});
+    j["per_seed"] = std::move(runs);
+  }
   std::cout << j.dump(2) << "\n";
   return Status::ok_status();
 }
@@ -334,6 +395,15 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t jobs_given, args.get_int_or("jobs", 1));
   if (jobs_given < 1) return invalid_input("--jobs: expected a positive integer, got " + std::to_string(jobs_given));
   const int jobs = static_cast<int>(std::min<int64_t>(jobs_given, std::size(kPaperSuite)));
+  // --seeds: each row runs `compare --seeds` in its own process, which
+  // answers with the medians (as with --jobs).
+  std::optional<std::vector<uint64_t>> seeds;
+  if (const std::optional<std::string> text = args.get("seeds")) {
+    DEVPLACE_ASSIGN_OR_RETURN(seeds, parse_seeds(*text));
+    if (report_file) return invalid_input("--report cannot be combined with --seeds: a median has no placement to show");
+    if (args.get("reuse")) return invalid_input("--reuse cannot be combined with --seeds: earlier answers are one seed's");
+  }
+  const bool in_children = jobs > 1 || seeds.has_value();
   if (jobs > 1 && report_file)
     return invalid_input("--report cannot be combined with --jobs: the rows' processes keep their placements (run the suite with --jobs 1)");
   // --reuse: the rows earlier answers finished (suite_reuse.h).
@@ -413,7 +483,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
     done.push_back(std::move(reused[i]->comparison));
     return emit(kPaperSuite[i], done.back(), reused[i]->file);
   };
-  if (jobs > 1) {
+  if (in_children) {
     DEVPLACE_ASSIGN_OR_RETURN(std::vector<std::optional<Comparison>> results, run_rows_in_children(args, ordered, jobs, to_run));
     for (size_t i = 0; i < results.size(); ++i) {
       if (reused[i]) {
@@ -451,8 +521,13 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   scope.reset();
   if (report_file) DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   if (as_json) {
-    std::cout << json::Json{{"suite", "paper"}, {"budget", budget_json(options.budget)}, {"seed", options.seed},
-                            {"rows", rows}, {"interrupted", interrupt_requested()}}.dump(2) << "\n";
+    json::Json answer = {{"suite", "paper"}, {"budget", budget_json(options.budget)}, {"seed", options.seed},
+                         {"rows", rows}, {"interrupted", interrupt_requested()}};
+    if (seeds) {
+      answer.erase("seed");
+      answer["seeds"] = *seeds;
+    }
+    std::cout << answer.dump(2) << "\n";
     return Status::ok_status();
   }
   std::cout << "\nTable 1 of Mirhoseini et al. 2017, simulated: step times are simulated seconds per training step\n"
@@ -461,6 +536,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
                "step time of any placement.\n";
   if (const std::string budget = budget_note(options, ordered); !budget.empty())
     std::cout << budget << "; each cell's evaluations in --json.\n";
+  if (seeds) std::cout << "each cell: the median over seeds " << seed_list(*seeds) << " (--seeds; each seed's step times in the rows' --json).\n";
   if (jobs > 1 && rows_run > 0) std::cout << "rows run " << jobs << " at a time, each in its own process (--jobs).\n";
   if (rows_reused > 0)
     std::cout << "rows taken from earlier answers, at the same budget and seed (--reuse): " << reused_list << ".\n";
@@ -515,6 +591,9 @@ Status run_compare(const ArgList& argv) {
   if (suite && *suite != "paper") return invalid_input("--suite: expected 'paper', got '" + *suite + "'");
   if (!suite && args.get("jobs")) return invalid_input("--jobs runs the rows of a --suite side by side; one graph runs in one process");
   if (!suite && args.get("reuse")) return invalid_input("--reuse takes rows of a --suite from earlier answers; it needs --suite");
+  if (args.get("seeds") && args.get("seed")) return invalid_input("--seeds runs every seed it names: drop --seed");
+  if (!suite && args.get("seeds") && args.get("report"))
+    return invalid_input("--report cannot be combined with --seeds: a median has no placement to show");
   DEVPLACE_ASSIGN_OR_RETURN(const std::vector<std::string> methods,
                             resolve_methods(args.get("methods"), /*with_learned=*/suite.has_value()));
   DEVPLACE_ASSIGN_OR_RETURN(PlacerRunOptions options, placer_run_options(args));
@@ -522,7 +601,12 @@ Status run_compare(const ArgList& argv) {
   // the same number of evaluations (not each its own default).
   if (!args.get("evaluations") && !args.get("budget")) options.budget.evaluations = kDefaultCompareEvaluations;
   DEVPLACE_RETURN_IF_ERROR(check_method_options(methods, options));
-  DEVPLACE_RETURN_IF_ERROR(check_training_files(options, methods, suite ? std::size(kPaperSuite) : 1));
+  size_t runs_per_method = suite ? std::size(kPaperSuite) : 1;
+  if (const std::optional<std::string> text = args.get("seeds")) {
+    DEVPLACE_ASSIGN_OR_RETURN(const std::vector<uint64_t> seeds, parse_seeds(*text));
+    runs_per_method *= seeds.size();
+  }
+  DEVPLACE_RETURN_IF_ERROR(check_training_files(options, methods, runs_per_method));
   return suite ? compare_paper_suite(args, methods, options) : compare_one(args, methods, options);
 }
 

@@ -18,6 +18,7 @@ struct Candidate {
   const json::Json* row;
   const json::Json* budget;
   const json::Json* seed;  // null in answers written before the seed was recorded
+  const json::Json* seeds; // a median over these seeds (compare --seeds); null for one seed's answer
 };
 
 // A budget's field as the answer wrote it; 0 (no limit) when absent or null.
@@ -33,6 +34,7 @@ std::string misfit(const Candidate& candidate, const ReuseRequest& request) {
   if (budget_field(*candidate.budget, "evaluations") != static_cast<double>(request.budget.evaluations) ||
       budget_field(*candidate.budget, "seconds") != request.budget.seconds)
     return "another budget (" + candidate.budget->dump() + ")";
+  if (candidate.seeds != nullptr) return "a median over seeds " + candidate.seeds->dump() + ", not seed " + std::to_string(request.seed);
   if (candidate.seed != nullptr && candidate.seed->get<uint64_t>() != request.seed)
     return "seed " + candidate.seed->dump() + ", not " + std::to_string(request.seed);
   if (candidate.row->value("interrupted", false)) return "interrupted";
@@ -74,7 +76,7 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
     DEVPLACE_ASSIGN_OR_RETURN(json::Json answer, json::parse_file(file));
     if (!answer.is_object() || !(answer.contains("rows") || answer.contains("results")))
       return invalid_input(file + ": not a devplace compare --json answer (no \"rows\" or \"results\")");
-    if (!answer.contains("seed"))
+    if (!answer.contains("seed") && !answer.contains("seeds"))
       notes->push_back(file + ": written before answers recorded their seed; taken as seed " + std::to_string(request.seed));
     answers.push_back(std::move(answer));
   }
@@ -87,11 +89,12 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
       const std::string where = files[f];
       try {
         const json::Json* seed = answer.contains("seed") ? &answer.at("seed") : nullptr;
+        const json::Json* seeds = answer.contains("seeds") ? &answer.at("seeds") : nullptr;
         std::vector<Candidate> candidates;
         if (answer.contains("rows")) {
           for (const json::Json& r : answer.at("rows")) {
             if (r.at("graph").get<std::string>() == row.graph && r.at("cluster").get<std::string>() == row.cluster)
-              candidates.push_back({&r, &answer.at("budget"), seed});
+              candidates.push_back({&r, &answer.at("budget"), seed, seeds});
           }
         } else {
           if (!loaded) {
@@ -101,7 +104,7 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
           if (answer.at("graph").get<std::string>() == loaded->graph->name() &&
               answer.at("cluster").get<std::string>() == loaded->cluster->name() &&
               answer.value("ops", int64_t{-1}) == loaded->problem.num_ops())
-            candidates.push_back({&answer, &answer.at("budget"), seed});
+            candidates.push_back({&answer, &answer.at("budget"), seed, seeds});
         }
         for (const Candidate& c : candidates) {
           if (const std::string why = misfit(c, request); !why.empty()) {

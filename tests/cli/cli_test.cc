@@ -251,6 +251,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{compare("--methods cpu,nope"), "--methods: unknown placer 'nope' (known: cpu, ", true},
         BadCase{compare("--methods cpu,cpu"), "--methods: 'cpu' is listed twice"},
         BadCase{compare("--methods cpu,"), "--methods: expected comma-separated method names, got 'cpu,'"},
+        BadCase{compare("--seeds 1,x"), "--seeds: expected positive integers separated by commas, got '1,x' ('x')"},
+        BadCase{compare("--seeds 0"), "--seeds: expected positive integers separated by commas, got '0' ('0')"},
+        BadCase{compare("--seeds 2,3,2"), "--seeds: seed 2 is given twice in '2,3,2'"},
+        BadCase{compare("--seeds 1,2 --seed 3"), "--seeds runs every seed it names: drop --seed"},
+        BadCase{"compare --suite paper --seeds 1,2 --reuse x.json", "--reuse cannot be combined with --seeds: earlier answers are one seed's"},
         BadCase{place("cpu --budget -1"), "--budget: expected a positive number of seconds, got '-1'"},
         BadCase{compare("--budget 1s"), "--budget: expected a positive number of seconds, got '1s'"},
         BadCase{sim(data("fork.json"), "k80x1", "cpu --budget 0"), "--budget: expected a positive number of seconds, got '0'"},
@@ -518,6 +523,44 @@ TEST(Cli, CompareGivesEverySearchingMethodTheDefaultBudget) {
       << help.out;
 }
 
+// --seeds: each seed's results are those of a run with --seed, and each
+// method's figure is their median (seed 3's random-search is neither the
+// best nor the worst of the three here, so the median is a real choice).
+TEST(Cli, CompareSeedsGivesEachSeedsRunAndTheMedian) {
+  const std::string cmd = std::string("compare --graph ") + kSmallNmt + " --cluster k80x4 --methods expert,random-search --evaluations 40";
+  CliRun r = devplace(cmd + " --seeds 1,2,3 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j.contains("seed"));
+  EXPECT_EQ(j["seeds"], nlohmann::json::array({1, 2, 3}));
+  ASSERT_EQ(j["per_seed"].size(), 3u);
+  std::vector<double> times;
+  for (int s = 1; s <= 3; ++s) {
+    const nlohmann::json& run = j["per_seed"][s - 1];
+    EXPECT_EQ(run["seed"].get<int>(), s);
+    CliRun single = devplace(cmd + " --seed " + std::to_string(s) + " --json");
+    ASSERT_EQ(single.exit_code, 0) << single.err;
+    const nlohmann::json one = nlohmann::json::parse(single.out);
+    ASSERT_EQ(run["results"].size(), 2u);
+    for (size_t m = 0; m < 2; ++m) {
+      EXPECT_DOUBLE_EQ(run["results"][m]["step_time_s"].get<double>(), one["results"][m]["step_time_s"].get<double>())
+          << "seed " << s << ", " << one["results"][m]["method"];
+    }
+    times.push_back(run["results"][1]["step_time_s"].get<double>());
+  }
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_LT(sorted[0], sorted[2]);  // the seeds differ
+  EXPECT_DOUBLE_EQ(j["results"][1]["step_time_s"].get<double>(), sorted[1]);
+  EXPECT_EQ(j["results"][1]["evaluations"].get<int64_t>(), 40);
+  EXPECT_DOUBLE_EQ(j["results"][0]["step_time_s"].get<double>(), j["per_seed"][0]["results"][0]["step_time_s"].get<double>());
+
+  CliRun text = devplace(cmd + " --seeds 1,2,3");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("seeds        1, 2, 3 (each figure below: the median over them)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("seed 1      seed 2      seed 3      median"), std::string::npos) << text.out;
+}
+
 TEST(Cli, PlaceRlRunsWithinItsEvaluationsAndPrintsAStepTime) {
   CliRun r = devplace("place --method rl --evaluations 17 --graph zoo:layered:layers=4 --cluster k80x2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -632,6 +675,27 @@ TEST(Cli, CompareSuiteJobsGivesTheSameRows) {
   EXPECT_NE(three.err.find("devplace: row 6 of 6 (Inception-V3, k80x4) done"), std::string::npos) << three.err;
 }
 
+// --seeds on the suite: each row's cells are the medians its own
+// `compare --seeds` process gave (checked against one row run alone).
+TEST(Cli, CompareSuiteSeedsGivesEachRowsMedians) {
+  const std::string methods = " --methods cpu,expert,random-search --evaluations 20 --seeds 1,2";
+  CliRun suite = devplace("compare --suite paper" + methods + " --json --jobs 2");
+  ASSERT_EQ(suite.exit_code, 0) << suite.err;
+  const nlohmann::json j = nlohmann::json::parse(suite.out);
+  EXPECT_EQ(j["seeds"], nlohmann::json::array({1, 2}));
+  EXPECT_FALSE(j.contains("seed"));
+  ASSERT_EQ(j["rows"].size(), 6u);
+  CliRun row = devplace("compare --graph zoo:rnnlm --cluster k80x2" + methods + " --json");
+  ASSERT_EQ(row.exit_code, 0) << row.err;
+  const nlohmann::json r = nlohmann::json::parse(row.out);
+  for (size_t m = 0; m < 3; ++m) {
+    EXPECT_DOUBLE_EQ(j["rows"][0]["results"][m]["step_time_s"].get<double>(), r["results"][m]["step_time_s"].get<double>()) << m;
+  }
+  CliRun text = devplace("compare --suite paper" + methods);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("each cell: the median over seeds 1, 2 (--seeds"), std::string::npos) << text.out;
+}
+
 // --reuse: a suite that stopped part way loses only the rows it had not
 // finished. Rows come from a suite's answer or from one row's, matched to
 // the row they ran; a row with a failed method, and a row at another
@@ -684,6 +748,17 @@ TEST(Cli, CompareSuiteReusesTheRowsEarlierAnswersFinished) {
   const nlohmann::json other_answer = nlohmann::json::parse(other.out);
   for (const auto& row : other_answer["rows"]) EXPECT_FALSE(row.contains("reused_from"));
   EXPECT_NE(other.err.find("not reused: another budget"), std::string::npos) << other.err;
+
+  // A median over seeds (--seeds) is not one seed's row.
+  CliRun medians = devplace("compare --graph zoo:nmt --cluster k80x4 --methods random-search,cpu,expert --evaluations 20 --seeds 1,2 --json");
+  ASSERT_EQ(medians.exit_code, 0) << medians.err;
+  const std::filesystem::path median_file = temp_file("reuse_medians.json");
+  ASSERT_TRUE(devplace::write_text_file(median_file.string(), medians.out).ok());
+  CliRun not_seed = devplace(cmd + " --reuse " + suite_file.string() + "," + median_file.string());
+  ASSERT_EQ(not_seed.exit_code, 0) << not_seed.err;
+  EXPECT_NE(not_seed.err.find(median_file.string() + ": NMT on k80x4 not reused: a median over seeds [1,2], not seed 1"), std::string::npos)
+      << not_seed.err;
+  EXPECT_FALSE(nlohmann::json::parse(not_seed.out)["rows"][3].contains("reused_from"));
 }
 
 // Each searching method's curve (best found after 250, 1,000, ...
