@@ -13,8 +13,8 @@
 // written as two words stalls on store forwarding) and read from the front,
 // so a pop is O(1). A new event is nearly always later than most of those
 // queued (an op's end, a transfer's arrival), so push finds its place from
-// the back, usually in a step or two; past 16 steps it bisects what is
-// left and moves the later entries at once, so a queue of thousands of
+// the back, usually in a few steps; a queue of more than 16 entries is
+// bisected instead and the later entries moved at once, so a queue of thousands of
 // transfers still costs O(log q) comparisons per push. The window slides to
 // the front when it reaches the end of the arrays, and the arrays double
 // when it fills more than half of them: a queue of q entries uses O(q)
@@ -46,17 +46,18 @@ class EventQueue {
     if (tail_ == time_bits_.size()) make_room();
     const uint64_t time_bits = bits_of(time);
     const Key key = make_key(time_bits, tie_break);
-    // The hole at i moves down past the later entries: kLinearSteps, then by
-    // bisection over the rest.
+    // The hole at i moves down past the later entries: step by step in a
+    // queue of at most kLinearSteps entries, else by bisection (when the
+    // last entry is later).
     size_t i = tail_;
-    for (int step = 0; i > head_ && make_key(time_bits_[i - 1], tie_breaks_[i - 1]) > key; ++step) {
-      if (step == kLinearSteps) {
-        i = open_by_bisection(i, key);
-        break;
+    if (tail_ - head_ <= kLinearSteps) {
+      while (i > head_ && make_key(time_bits_[i - 1], tie_breaks_[i - 1]) > key) {
+        time_bits_[i] = time_bits_[i - 1];
+        tie_breaks_[i] = tie_breaks_[i - 1];
+        --i;
       }
-      time_bits_[i] = time_bits_[i - 1];
-      tie_breaks_[i] = tie_breaks_[i - 1];
-      --i;
+    } else if (make_key(time_bits_[i - 1], tie_breaks_[i - 1]) > key) {
+      i = open_by_bisection(i, key);
     }
     time_bits_[i] = time_bits;
     tie_breaks_[i] = tie_break;
@@ -84,11 +85,13 @@ class EventQueue {
   }
   using Key = unsigned __int128;
   static Key make_key(uint64_t time_bits, uint64_t tie_break) { return (static_cast<Key>(time_bits) << 64) | tie_break; }
-  // Steps from the back before bisecting: 16 covers the whole queue of the
-  // round-robin benchmark (at most 23 entries, 9 on average); with 4,
-  // bisection and its memmove took 3.4% of BM_Simulate/100000 and the run
-  // was slower (best of 4: 6.5 against 7.6 M ops/s; 1k and 10k ops: equal).
-  static constexpr int kLinearSteps = 16;
+  // The longest queue searched step by step from the back: 16 covers most
+  // of the round-robin benchmark's (at most 23 entries, 9 on average); with
+  // 4, bisection and its memmove took 3.4% of BM_Simulate/100000 and the
+  // run was slower (best of 4: 6.5 against 7.6 M ops/s; 1k and 10k ops:
+  // equal). Deciding once per push, by the queue's length, instead of
+  // counting steps saves a compare and an increment per step.
+  static constexpr size_t kLinearSteps = 16;
   void make_room();  // at tail_ == capacity: slides the window to the front, or doubles the arrays
   // With the hole at i and the entry before it later than key: finds the
   // first entry later than key by bisection, moves it and those after it up

@@ -174,12 +174,14 @@ class Simulator : public Evaluator {
   void push_event(double time, uint32_t code);
   void make_ready(int32_t pos, DeviceId device, double now);
   void prefetch_for_finish(int32_t pos) const;
-  void start_next(DeviceId device, double now);
+  void start_next(DeviceId device, double now);  // if the device is idle and has a ready op: start_op
+  void start_op(DeviceId device, double now);    // starts the device's first ready op
   void finish_op(int32_t pos, double now);
   void send_outputs(int32_t pos, DeviceId device, double now);
   uint32_t issue_transfer(int32_t tensor, DeviceId from, DeviceId to, double now);
   void arrive(uint32_t copy, double now);
   void allocate(DeviceId device, int64_t bytes, double now);
+  void record_memory(DeviceId device, double now);  // a memory sample of the timeline
   void release(DeviceId device, int64_t bytes, double now);
   Status placement_error(const Placement& placement) const;
 
