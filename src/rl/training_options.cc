@@ -81,7 +81,7 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
       {"entropy-floor-weight", "X", "the weight of that push, per nat below the floor (default 0.01)"},
       {"risk-seeking", "F",
        "train a learned method on the best F (in (0, 1]) of each update's samples only, against the worst of them "
-       "(risk-seeking policy gradient; default 0: every sample, standardised)"},
+       "(risk-seeking policy gradient; default: rl 0, every sample, standardised; hierarchical 0.5)"},
       {"stickiness", "X", "a learned method's bonus on the logit of the previous group's device (default 0)"},
       {"neighbours", "on|off",
        "whether a learned method's decoder sees the devices of each group's placed neighbours (default on; paper "
