@@ -11,7 +11,9 @@
 # a temporary file and renamed at the end.
 #   bash bench/sample_efficiency.sh BUILD_DIR [EVALS_LIST] [METHODS] [ROWS]
 # EVALS_LIST default "250 1000 4000 16000"; METHODS default "random-search
-# local-search rl hierarchical"; ROWS default every row: "rnnlm-2 rnnlm-4
+# local-search rl hierarchical"; a method may also be pretrained (the
+# shipped policy, or $POLICY, placing at once) or pretrained>rl (rl
+# fine-tuned from it, --init); ROWS default every row: "rnnlm-2 rnnlm-4
 # nmt-2 nmt-4 inception-2 inception-4" (model-GPUs). Each may also come from
 # the environment variable of that name. SEED (default 1) is every run's seed.
 set -euo pipefail
@@ -65,7 +67,13 @@ print("%.2f\t%s\t%d\t%.3f\t%r" % (j["step_time_s"] * 1e3, "true" if j["oom"] els
 # Runs one placement; sets step_ms, oom, used, search_s, step_s, oom_flag, wall_s.
 place() {
   local graph=$1 cluster=$2 method=$3 budget=$4
-  local args=(place --graph "$graph" --cluster "$cluster" --method "$method" --seed "$seed" --json)
+  local policy=${POLICY:-pretrained}
+  local args=(place --graph "$graph" --cluster "$cluster" --seed "$seed" --json)
+  case $method in
+    "pretrained>rl") args+=(--method rl --init "$policy") ;;
+    pretrained) args+=(--method pretrained --policy "$policy") ;;
+    *) args+=(--method "$method") ;;
+  esac
   [ "$budget" = - ] || args+=(--evaluations "$budget")
   local start end
   start=$(date +%s.%N)

@@ -22,5 +22,6 @@ Status run_zoo(const ArgList& args);
 Status run_convert(const ArgList& args);
 Status run_calibrate(const ArgList& args);
 Status run_report(const ArgList& args);
+Status run_pretrain(const ArgList& args);
 
 }  // namespace devplace::cli

@@ -34,6 +34,7 @@ const Command kCommands[] = {
     {"place", "run one placement method and compare its step time with the lower bound", &devplace::cli::run_place},
     {"compare", "run several methods side by side, or the paper's Table 1 (--suite paper)", &devplace::cli::run_compare},
     {"report", "write an HTML report of placements: tables, timeline, memory, training curves", &devplace::cli::run_report},
+    {"pretrain", "train one placement policy over many graphs, for --method pretrained and --init", &devplace::cli::run_pretrain},
     {"calibrate", "measure a few placements and compare them with the simulator (error, rank correlation)",
      &devplace::cli::run_calibrate},
     {"cluster", "list the cluster presets or show one (cluster list | cluster show NAME)", &devplace::cli::run_cluster},

@@ -100,6 +100,53 @@ GroupFeatures group_features(const Problem& problem, const Grouping& grouping) {
   return f;
 }
 
+PortableFeatures portable_features(const Problem& problem, const Grouping& grouping) {
+  const int ng = grouping.num_groups();
+  const int nd = problem.num_devices();
+  const GroupFeatures full = group_features(problem, grouping);
+  PortableFeatures f;
+  f.num_groups = ng;
+  f.num_devices = nd;
+  f.group.resize(static_cast<size_t>(ng) * kPortableGroupFeatures);
+  f.pair.assign(static_cast<size_t>(ng) * nd * kPairFeatures, 0.0f);
+  f.allowed.assign(static_cast<size_t>(ng) * nd, 0);
+  f.work.assign(static_cast<size_t>(ng) * nd, 0.0f);
+  f.memory.assign(static_cast<size_t>(ng) * nd, 0.0f);
+  double total_resident = 0, total_work = 0;
+  for (int32_t g = 0; g < ng; ++g) {
+    total_resident += static_cast<double>(grouping.resident_bytes(g));
+    double fastest = std::numeric_limits<double>::infinity();
+    for (DeviceId d = 0; d < nd; ++d) {
+      if (grouping.allows(g, d)) fastest = std::min(fastest, grouping.work_s(g, d));
+    }
+    if (std::isfinite(fastest)) total_work += fastest;
+  }
+  const double log32 = std::log(32.0);
+  for (int32_t g = 0; g < ng; ++g) {
+    for (int k = 0; k < kPortableGroupFeatures; ++k) f.group[static_cast<size_t>(g) * kPortableGroupFeatures + k] = full.at(g, k);
+    double fastest = std::numeric_limits<double>::infinity();
+    for (DeviceId d = 0; d < nd; ++d) {
+      if (grouping.allows(g, d)) fastest = std::min(fastest, grouping.work_s(g, d));
+    }
+    for (DeviceId d = 0; d < nd; ++d) {
+      float* pair = &f.pair[(static_cast<size_t>(g) * nd + d) * kPairFeatures];
+      f.allowed[static_cast<size_t>(g) * nd + d] = grouping.allows(g, d) ? 1 : 0;
+      const double t = grouping.work_s(g, d);
+      double speed = 1.0;
+      if (fastest > 0 && std::isfinite(fastest)) speed = std::isfinite(t) && t > 0 ? 1.0 + std::log(fastest / t) / log32 : 0.0;
+      pair[0] = static_cast<float>(std::clamp(speed, 0.0, 1.0));
+      const double capacity = static_cast<double>(problem.cluster().device(d).memory_bytes);
+      pair[1] = total_resident > 0 ? static_cast<float>(std::min(1.0, capacity / total_resident)) : 1.0f;
+      const double weight = capacity > 0 ? static_cast<double>(grouping.resident_bytes(g)) / capacity : 1.0;
+      pair[2] = static_cast<float>(std::min(1.0, weight));
+      const size_t at = static_cast<size_t>(g) * nd + d;
+      f.memory[at] = static_cast<float>(std::min(weight, 4.0));
+      if (grouping.allows(g, d) && std::isfinite(t) && total_work > 0) f.work[at] = static_cast<float>(std::min(t / total_work, 4.0));
+    }
+  }
+  return f;
+}
+
 std::vector<ExchangedBytes> exchanged_bytes(const Problem& problem, const Grouping& grouping) {
   const Graph& g = problem.graph();
   std::vector<ExchangedBytes> pairs;

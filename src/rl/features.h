@@ -66,6 +66,38 @@ PlacedNeighbours placed_neighbours(const Problem& problem, const Grouping& group
 // use (the policy masks them).
 std::vector<float> speed_prior_bonus(const Grouping& grouping, int num_devices, double weight);
 
+// What the portable policy (portable_policy.h, pretrained placement) sees
+// of a problem: nothing that depends on the number of devices, their order,
+// the graph's size or its op names, so that one network reads any graph on
+// any cluster.
+// - group: a group's row of group_features without the device flags
+//   (kPortableGroupFeatures values in [0, 1]);
+// - pair, per group and device (kPairFeatures values in [0, 1]):
+//   0: speed, 1 + log(t_min / t_d) / log(32) clipped to [0, 1]: 1 on the
+//      group's fastest allowed device, 0 on one 32 times slower or more (1
+//      for a group with no work);
+//   1: room, the device's memory over all the groups' resident bytes,
+//      clipped to 1: whether the whole model would fit there;
+//   2: weight, the group's resident bytes over the device's memory,
+//      clipped to 1;
+// - allowed: whether the group may use the device;
+// - work and memory, per group and device, for the decoder's running
+//   totals (how loaded each device is so far): the group's time there over
+//   the whole graph's work on its fastest devices (0 where it may not
+//   run), and its resident bytes over the device's memory.
+inline constexpr int kPortableGroupFeatures = kDeviceFeatures;
+inline constexpr int kPairFeatures = 3;
+struct PortableFeatures {
+  int num_groups = 0;
+  int num_devices = 0;
+  std::vector<float> group;     // num_groups x kPortableGroupFeatures
+  std::vector<float> pair;      // num_groups x num_devices x kPairFeatures
+  std::vector<uint8_t> allowed; // num_groups x num_devices
+  std::vector<float> work;      // num_groups x num_devices
+  std::vector<float> memory;    // num_groups x num_devices
+};
+PortableFeatures portable_features(const Problem& problem, const Grouping& grouping);
+
 // The bytes each pair of groups exchanges, in either direction (a tensor
 // counts once per group that reads it outside its producer's group); one
 // entry per pair, first < second.

@@ -7,6 +7,8 @@
 #include "rl/rl_library.h"
 #include "rl/hierarchical_placer.h"
 #include "rl/mpi_session.h"
+#include "rl/pretrain.h"
+#include "rl/pretrained_placer.h"
 #include "rl/rl_placer.h"
 
 namespace {
@@ -14,11 +16,12 @@ namespace {
 std::unique_ptr<devplace::Placer> make_placer(std::string_view name, const devplace::rl::TrainingRunOptions& options) {
   if (name == "rl") return devplace::rl::make_rl_placer(options);
   if (name == "hierarchical") return devplace::rl::make_hierarchical_placer(options);
+  if (name == "pretrained") return devplace::rl::make_pretrained_placer(options);
   return nullptr;
 }
 
 const devplace::RlLibraryApi kApi = {devplace::kRlLibraryApiVersion, &make_placer, &devplace::rl::mpi_start,
-                                     &devplace::rl::mpi_rank, &devplace::rl::mpi_size};
+                                     &devplace::rl::mpi_rank, &devplace::rl::mpi_size, &devplace::rl::pretrain};
 
 }  // namespace
 

@@ -56,7 +56,12 @@ class RlLibraryPlacer : public Placer {
   std::string_view name() const override { return name_; }
 
   Status configure(const MethodOptions& options) override {
-    DEVPLACE_ASSIGN_OR_RETURN(options_, rl::parse_training_options(options));
+    if (name_ == "pretrained") {
+      DEVPLACE_ASSIGN_OR_RETURN(options_, rl::parse_pretrained_options(options));
+    } else {
+      DEVPLACE_ASSIGN_OR_RETURN(options_, rl::parse_training_options(options));
+    }
+    if (name_ != "rl" && !options_.init_path.empty()) return invalid_input("--init applies to --method rl only");
     placer_.reset();
     return Status::ok_status();
   }
@@ -85,6 +90,7 @@ std::unique_ptr<Placer> make_learned() {
 }
 constexpr char kRl[] = "rl";
 constexpr char kHierarchical[] = "hierarchical";
+constexpr char kPretrained[] = "pretrained";
 
 }  // namespace
 
@@ -105,6 +111,10 @@ void register_learned_placers() {
         {"hierarchical", PlacerRole::kLearned,
          "the ICLR 2018 planner: a learned grouper of the co-location groups and the seq2seq placer, trained jointly",
          &make_learned<kHierarchical>, options},
+        {"pretrained", PlacerRole::kLearned,
+         "a portable policy pretrained on many graphs (devplace pretrain): its greedy placement and the best of a few "
+         "samples, no training",
+         &make_learned<kPretrained>, rl::pretrained_option_specs()},
     };
     for (const PlacerInfo& info : learned) DEVPLACE_CHECK(register_placer(info).ok());
   });

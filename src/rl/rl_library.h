@@ -15,9 +15,11 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "place/placer.h"
+#include "rl/pretrain_options.h"
 #include "rl/training_options.h"
 
 namespace devplace {
@@ -25,19 +27,21 @@ namespace devplace {
 // What libdevplace_rl.so exports, as one table (extern "C" devplace_rl_api).
 struct RlLibraryApi {
   int version;  // kRlLibraryApiVersion of the build that made the library
-  // "rl" or "hierarchical" with its options; null if unknown.
+  // "rl", "hierarchical" or "pretrained" with its options; null if unknown.
   std::unique_ptr<Placer> (*make_placer)(std::string_view name, const rl::TrainingRunOptions& options);
   bool (*mpi_start)();
   int (*mpi_rank)();
   int (*mpi_size)();
+  // `devplace pretrain` (rl/pretrain.h).
+  Result<rl::PretrainSummary> (*pretrain)(const std::vector<rl::PretrainProblem>& corpus, const rl::PretrainOptions& options);
 };
-inline constexpr int kRlLibraryApiVersion = 3;  // 3: Placer::resumed
+inline constexpr int kRlLibraryApiVersion = 4;  // 3: Placer::resumed; 4: pretrain
 inline constexpr const char* kRlLibraryApiSymbol = "devplace_rl_api";
 
 // Loads the library once; an error names the file and dlopen's reason.
 Result<const RlLibraryApi*> rl_library();
 
-// Adds rl and hierarchical to the placer registry (once; later calls do
+// Adds rl, hierarchical and pretrained to the placer registry (once; later calls do
 // nothing). Their entries make a placer that parses the training options
 // in configure() and loads the library on its first place(), forwarding to
 // the learned placer there. The CLI calls this at start-up; so do the tests

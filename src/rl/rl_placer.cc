@@ -5,6 +5,8 @@
 
 #include "rl/features.h"
 #include "rl/policy.h"
+#include "rl/portable_policy.h"
+#include "rl/pretrained_placer.h"
 #include "rl/reinforce.h"
 
 namespace devplace::rl {
@@ -24,25 +26,16 @@ class RlPlacer : public Placer {
   Result<Placement> place(const PlaceContext& ctx) override {
     const Rng search_rng = ctx.rng;  // as local-search would draw: the warm start repeats it
     const Grouping& grouping = ctx.grouping;
-    const int ng = grouping.num_groups();
-    const int nd = ctx.problem.num_devices();
-    const GroupFeatures f = group_features(ctx.problem, grouping);
-    const torch::Tensor features = torch::from_blob(const_cast<float*>(f.values.data()), {ng, f.dim}, torch::kFloat).clone();
-    torch::Tensor allowed = torch::zeros({ng, nd}, torch::kBool);
-    auto acc = allowed.accessor<bool, 2>();
-    for (int32_t g = 0; g < ng; ++g) {
-      for (DeviceId d = 0; d < nd; ++d) acc[g][d] = grouping.allows(g, d);
-    }
-    // The initial parameters come from the seed.
+    // The initial parameters come from the seed, or from a pretrained policy (--init).
     torch::manual_seed(ctx.rng.next_u64() & 0x7fffffffffffffffULL);
-    const PolicyOptions policy_opts = policy_options(training_);
-    torch::Tensor prior;
-    if (policy_opts.speed_prior > 0) {
-      const std::vector<float> bonus = speed_prior_bonus(grouping, nd, policy_opts.speed_prior);
-      prior = torch::from_blob(const_cast<float*>(bonus.data()), {ng, nd}, torch::kFloat).clone();
+    std::unique_ptr<PlacementPolicy> policy;
+    if (!training_.init_path.empty()) {
+      DEVPLACE_ASSIGN_OR_RETURN(const std::string path, resolve_policy_path(training_.init_path, "--init"));
+      DEVPLACE_ASSIGN_OR_RETURN(LoadedPortable loaded, load_portable(path));
+      policy = std::make_unique<PortablePolicy>(loaded.net, portable_inputs(ctx.problem, grouping));
+    } else {
+      policy = fresh_policy(ctx, grouping);
     }
-    Seq2SeqPolicy policy(features, allowed, nd, policy_opts,
-                         policy_opts.neighbour_devices ? placed_neighbours(ctx.problem, grouping) : PlacedNeighbours{}, prior);
     ReinforceOptions options;
     // No entropy bonus: with the neighbour affinity a fresh policy already
     // explores placements that follow the data, and a bonus kept the
@@ -54,13 +47,34 @@ class RlPlacer : public Placer {
     options.run = training_;
     ResumedWork resumed;
     options.resumed = &resumed;
-    Result<Placement> placement = train_reinforce(policy, grouping, ctx, options, "rl");
+    Result<Placement> placement = train_reinforce(*policy, grouping, ctx, options, "rl");
     if (!training_.resume_path.empty()) resumed_ = resumed;
     return placement;
   }
   std::optional<ResumedWork> resumed() const override { return resumed_; }
 
  private:
+  // The paper's seq2seq, randomly initialised from torch's generator.
+  std::unique_ptr<PlacementPolicy> fresh_policy(const PlaceContext& ctx, const Grouping& grouping) const {
+    const int ng = grouping.num_groups();
+    const int nd = ctx.problem.num_devices();
+    const GroupFeatures f = group_features(ctx.problem, grouping);
+    const torch::Tensor features = torch::from_blob(const_cast<float*>(f.values.data()), {ng, f.dim}, torch::kFloat).clone();
+    torch::Tensor allowed = torch::zeros({ng, nd}, torch::kBool);
+    auto acc = allowed.accessor<bool, 2>();
+    for (int32_t g = 0; g < ng; ++g) {
+      for (DeviceId d = 0; d < nd; ++d) acc[g][d] = grouping.allows(g, d);
+    }
+    const PolicyOptions policy_opts = policy_options(training_);
+    torch::Tensor prior;
+    if (policy_opts.speed_prior > 0) {
+      const std::vector<float> bonus = speed_prior_bonus(grouping, nd, policy_opts.speed_prior);
+      prior = torch::from_blob(const_cast<float*>(bonus.data()), {ng, nd}, torch::kFloat).clone();
+    }
+    return std::make_unique<Seq2SeqPolicy>(features, allowed, nd, policy_opts,
+                                           policy_opts.neighbour_devices ? placed_neighbours(ctx.problem, grouping) : PlacedNeighbours{}, prior);
+  }
+
   TrainingRunOptions training_;
   std::optional<ResumedWork> resumed_;
 };

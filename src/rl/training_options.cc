@@ -97,6 +97,9 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
        "data; default), order (groups of neighbouring units in topological order) or none (the paper's; paper recipe)"},
       {"policy-hidden", "N", "LSTM units per encoder direction of a learned method; the decoder has 2N (default 64)"},
       {"attention", "KIND", "a learned method's attention: multiplicative (default, Luong) or additive (Bahdanau, the paper's)"},
+      {"init", "FILE",
+       "rl: start from a pretrained policy (a `devplace pretrain` file, or 'pretrained' for the shipped one) instead of "
+       "a random one (renames the method pretrained>rl)"},
       {"distributed", "", "train a learned method over MPI (under mpirun): rank 0 holds the policy, the others sample"},
       {"sync", "", "with --distributed: average one gradient from every controller per update (repeatable)"},
   };
@@ -184,6 +187,17 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
     else if (*text == "multiplicative") training.attention = AttentionKind::kMultiplicative;
     else return invalid_input("--attention: expected 'additive' or 'multiplicative', got '" + *text + "'");
   }
+  if (auto text = get(options, "init")) {
+    if (text->empty()) return invalid_input("--init: expected a policy file or 'pretrained'");
+    std::error_code ec;
+    if (*text != "pretrained" && !std::filesystem::is_regular_file(*text, ec))
+      return invalid_input("--init: " + *text + ": no such policy file");
+    for (const char* fixed : {"policy-hidden", "attention", "neighbours", "stickiness", "speed-prior", "affinity", "recipe", "warm-start"}) {
+      if (options.count(fixed))
+        return invalid_input(std::string("--init and --") + fixed + " do not go together: the pretrained network fixes its own shape and start");
+    }
+    training.init_path = *text;
+  }
   const bool distributed = options.count("distributed") > 0;
   if (options.count("sync") && !distributed) return invalid_input("--sync needs --distributed");
   if (distributed) training.distributed = options.count("sync") ? Distribution::kSync : Distribution::kAsync;
@@ -192,10 +206,46 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
   return training;
 }
 
+const std::vector<MethodOptionSpec>& pretrained_option_specs() {
+  static const std::vector<MethodOptionSpec> specs = {
+      {"policy", "FILE", "the policy file --method pretrained places with (default: the shipped models/pretrained.pt)"},
+      {"samples", "K", "placements --method pretrained samples besides its greedy one (default 15; 0: greedy only)"},
+      {"threads", "N", "threads that evaluate a learned method's samples (default 1)"},
+  };
+  return specs;
+}
+
+Result<TrainingRunOptions> parse_pretrained_options(const MethodOptions& options) {
+  for (const auto& [name, value] : options) {
+    bool known = false;
+    for (const MethodOptionSpec& spec : pretrained_option_specs()) known = known || spec.name == name;
+    if (!known) return invalid_input("--" + name + " does not apply to --method pretrained (it trains nothing)");
+  }
+  TrainingRunOptions training;
+  training.samples_per_update = kPretrainedDefaultSamples;
+  if (auto text = get(options, "samples")) {
+    int64_t n = -1;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
+    if (ec != std::errc() || ptr != text->data() + text->size() || n < 0 || n > kMaxSamples)
+      return invalid_input("--samples: expected a number of samples in [0, " + std::to_string(kMaxSamples) + "], got '" + *text + "'");
+    training.samples_per_update = n;
+  }
+  DEVPLACE_ASSIGN_OR_RETURN(const int64_t threads, positive_int(options, "threads", training.threads, kMaxThreads));
+  training.threads = static_cast<int>(threads);
+  if (auto text = get(options, "policy")) {
+    std::error_code ec;
+    if (*text != "pretrained" && !std::filesystem::is_regular_file(*text, ec))
+      return invalid_input("--policy: " + *text + ": no such policy file");
+    training.policy_path = *text;
+  }
+  return training;
+}
+
 std::string pipeline_label(std::string_view method, const TrainingRunOptions& options) {
   std::string label;
   if (options.warm_start == WarmStart::kSearch) label = "local-search>";
   if (options.warm_start == WarmStart::kFast) label = "fast>";
+  if (!options.init_path.empty()) label += "pretrained>";
   label += method;
   if (options.polish_evaluations > 0) label += ">local-search";
   return label;

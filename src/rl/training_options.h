@@ -67,6 +67,11 @@ struct TrainingRunOptions {
   int policy_hidden = 0;           // LSTM units per encoder direction (the decoder has twice); 0: the default
   AttentionKind attention = AttentionKind::kDefault;
   Distribution distributed = Distribution::kNone;  // --distributed [--sync], under mpirun
+  // rl: start from a pretrained portable policy (portable_policy.h): a
+  // policy file, or "pretrained" for the shipped one. "": a fresh seq2seq.
+  std::string init_path;
+  // pretrained: the policy file it places with; "" or "pretrained": the shipped one.
+  std::string policy_path;
 };
 
 // The options rl and hierarchical take, in the order --help lists them.
@@ -85,9 +90,18 @@ const std::vector<MethodOptionSpec>& training_option_specs();
 // errors too.
 Result<TrainingRunOptions> parse_training_options(const MethodOptions& options);
 
+// The options --method pretrained takes (--policy FILE, --samples K,
+// --threads N), and their parser: samples_per_update is the number of
+// samples drawn besides the greedy decode (default 15; 0: the greedy
+// decode alone).
+const std::vector<MethodOptionSpec>& pretrained_option_specs();
+Result<TrainingRunOptions> parse_pretrained_options(const MethodOptions& options);
+inline constexpr int64_t kPretrainedDefaultSamples = 15;
+
 // The stages a learned method runs with these options, joined by '>': the
 // warm start's source (local-search, or fast for the best fast placer),
-// the method, and local-search for a polish ("local-search>rl>local-search").
+// the method (after "pretrained>" when it starts from a pretrained policy),
+// and local-search for a polish ("local-search>rl>local-search").
 std::string pipeline_label(std::string_view method, const TrainingRunOptions& options);
 
 // The largest values accepted.

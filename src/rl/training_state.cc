@@ -72,11 +72,7 @@ Status save_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
     optimizer.save(optimizer_archive);
     archive.write("policy", policy_archive);
     archive.write("optimizer", optimizer_archive);
-    // Through a symbolic link, its target is replaced (write_text_file's rule).
-    const std::string target = replacement_target(path);
-    const std::string tmp = target + ".tmp";
-    archive.save_to(tmp);
-    std::filesystem::rename(tmp, target);
+    save_archive_atomically(archive, path);
   } catch (const std::exception& e) {
     return internal_error(path + ": cannot write the checkpoint: " + std::string(e.what()).substr(0, 200));
   }
@@ -185,6 +181,13 @@ void TrainingLog::row(int64_t iteration, double wall_s, int64_t evaluations, dou
 // small, and OpenBLAS's own pool (which torch::set_num_threads does not
 // reach) spends its time in sched_yield. Found at run time, so any BLAS
 // works.
+void save_archive_atomically(torch::serialize::OutputArchive& archive, const std::string& path) {
+  const std::string target = replacement_target(path);
+  const std::string tmp = target + ".tmp";
+  archive.save_to(tmp);
+  std::filesystem::rename(tmp, target);
+}
+
 void use_one_thread() {
   // An update allocates and frees the same large buffers (the decoder's
   // attention over every step is K x G x G floats: 27 MB for NMT's 647

@@ -81,6 +81,11 @@ class TrainingLog {
 // in the heap between updates (see training_state.cc).
 void use_one_thread();
 
+// Writes an archive to `path` atomically (a temporary file beside it, then
+// rename; through a symbolic link its target is replaced, as
+// write_text_file does). Throws what torch throws.
+void save_archive_atomically(torch::serialize::OutputArchive& archive, const std::string& path);
+
 // "12.3 ms", or "-" for a non-finite time.
 std::string format_ms(double s);
 

@@ -17,6 +17,12 @@ namespace devplace {
 // Options: layers (16), width (4), fanin (2), batch (64), hidden (1024).
 Result<Graph> build_layered(ZooOptions& options);
 
+// Generated recurrent (recurrent.cc): `layers` stacked Elman cells (h' =
+// tanh([x, h] W + b), weights shared over time) unrolled over `steps`, a
+// linear readout and a softmax loss per step. Options: layers (4), hidden
+// (1024), steps (20), batch (64), classes (1000).
+Result<Graph> build_recurrent(ZooOptions& options);
+
 // RNNLM (rnnlm.cc): 2-layer LSTM language model, hidden 2048, unroll 40, batch 64.
 Result<Graph> build_rnnlm(ZooOptions& options);
 

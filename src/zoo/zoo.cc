@@ -17,6 +17,7 @@ const std::vector<ZooModel>& zoo_registry() {
       {"resnet50", "ResNet-50, 224x224x3, batch 32", &build_resnet50},
       {"transformer", "Transformer base, 6+6 layers, d_model 512, batch 32 x 128 tokens", &build_transformer},
       {"layered", "synthetic layered MatMul network (layers, width, fanin, batch, hidden)", &build_layered},
+      {"recurrent", "generated stacked Elman RNN unrolled in time (layers, hidden, steps, batch, classes)", &build_recurrent},
   };
   return registry;
 }

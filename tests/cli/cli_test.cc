@@ -146,6 +146,31 @@ TEST(Cli, HelpEverywhere) {
   EXPECT_LT(help.find("  --help"), section);
 }
 
+TEST(Cli, PretrainWritesAPolicyThatPretrainedAndInitPlaceWith) {
+  const std::string policy = temp_file("cli_pretrained.pt").string();
+  CliRun trained = devplace("pretrain --corpus tiny --updates 12 --policy-hidden 16 --out " + policy);
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  EXPECT_NE(trained.out.find("geometric mean best/fast"), std::string::npos) << trained.out;
+  EXPECT_NE(trained.out.find("zoo:layered:layers=6,width=3,hidden=512 on hetero"), std::string::npos) << trained.out;
+  ASSERT_TRUE(fs::is_regular_file(policy));
+  CliRun placed = devplace("place --graph zoo:layered --cluster k80x4 --method pretrained --policy " + policy + " --json");
+  ASSERT_EQ(placed.exit_code, 0) << placed.err;
+  nlohmann::json j = nlohmann::json::parse(placed.out);
+  EXPECT_EQ(j["method"], "pretrained");
+  EXPECT_EQ(j["evaluations"].get<int64_t>(), 16);
+  CliRun tuned = devplace("place --graph zoo:layered --cluster k80x4 --method rl --init " + policy + " --evaluations 48 --json");
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  j = nlohmann::json::parse(tuned.out);
+  EXPECT_EQ(j["method"], "pretrained>rl");
+  EXPECT_LE(j["evaluations"].get<int64_t>(), 48);
+  // The same seed, the same placement.
+  CliRun again = devplace("place --graph zoo:layered --cluster k80x4 --method pretrained --policy " + policy + " --json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const nlohmann::json first = nlohmann::json::parse(placed.out), second = nlohmann::json::parse(again.out);
+  EXPECT_EQ(first["step_time_s"], second["step_time_s"]);
+  EXPECT_EQ(first["ops_per_device"], second["ops_per_device"]);
+}
+
 struct BadCase {
   std::string args;
   std::string message;  // the whole stderr line after "devplace: "
@@ -241,8 +266,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{sim(data("fork.json"), "k80x1", "cpu --trace " + data("")), "--trace: " + data("") + ": is a folder, not a file"},
         BadCase{"convert --graph zoo:rnnlm --out /no/g.json", "--out: /no/g.json: the folder /no does not exist"},
         BadCase{sim(data("fork.json"), "k80x1", "hef"),
-                "--placement 'hef': no such file, and no such method (known: cpu, single-gpu, scotch, mincut, expert, round-robin, random, metis, heft, m-topo, m-etf, m-sct, local-search, random-search, exhaustive, rl, hierarchical)"},
-        BadCase{sim("zoo:nope", "k80x1", "cpu"), "unknown zoo model 'nope' (known: rnnlm, nmt, inception_v3, resnet50, transformer, layered)"},
+                "--placement 'hef': no such file, and no such method (known: cpu, single-gpu, scotch, mincut, expert, round-robin, random, metis, heft, m-topo, m-etf, m-sct, local-search, random-search, exhaustive, rl, hierarchical, pretrained)"},
+        BadCase{sim("zoo:nope", "k80x1", "cpu"), "unknown zoo model 'nope' (known: rnnlm, nmt, inception_v3, resnet50, transformer, layered, recurrent)"},
         BadCase{sim("zoo:layered:layers=0", "k80x1", "cpu"), "zoo:layered: option layers=0: expected an integer in [1, 1000000]"},
         BadCase{"simulate --graph " + data("fork.json"), "missing required option '--cluster CL' (see --help)"},
         BadCase{"simulate --bogus", "unknown option '--bogus' (see --help)"},
@@ -304,6 +329,20 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{place("rl --neighbours yes"), "--neighbours: expected 'on' or 'off', got 'yes'"},
         BadCase{place("rl --affinity -2"), "--affinity: expected a number in [0, 100], got '-2'"},
         BadCase{place("rl --neighbours off --affinity 3"), "--affinity needs --neighbours on"},
+        // Pretraining and the pretrained policy.
+        BadCase{place("pretrained --iterations 5"), "--iterations does not apply to --method pretrained"},
+        BadCase{place("rl --init /no/such/policy.pt"), "--init: /no/such/policy.pt: no such policy file"},
+        BadCase{place("rl --init pretrained --policy-hidden 8"),
+                "--init and --policy-hidden do not go together: the pretrained network fixes its own shape and start"},
+        BadCase{place("pretrained --policy /no/such/policy.pt"), "--policy: /no/such/policy.pt: no such policy file"},
+        BadCase{place("pretrained --policy " + data("fork.json")), data("fork.json") + ": not a devplace policy file (cannot read it)"},
+        BadCase{"pretrain --corpus nosuch --out p.pt",
+                "--corpus: 'nosuch' is neither a built-in corpus (train, held-out, tiny) nor a file"},
+        BadCase{"pretrain --corpus tiny", "--out FILE is required (the policy file to write)"},
+        BadCase{"pretrain --corpus " + data("bad_corpus.txt") + " --out p.pt", data("bad_corpus.txt") + ":2: expected 'GRAPH CLUSTER FAMILY'"},
+        BadCase{"pretrain --corpus " + data("bad_corpus_graph.txt") + " --out p.pt", "corpus problem 1 (zoo:nosuch on k80x2): ", true},
+        BadCase{"pretrain --corpus tiny --out p.pt --updates 0", "--updates: expected an integer in [1, 100000000], got 0"},
+        BadCase{"pretrain --corpus tiny --out p.pt --resume /no/such.ckpt", "--resume: /no/such.ckpt: no such checkpoint file"},
         BadCase{place("rl --samples 1"), "--samples: expected at least 2 (samples are compared with each other), got '1'"},
         BadCase{place("rl --policy-hidden 0"), "--policy-hidden: expected a positive integer (at most 4096), got '0'"},
         BadCase{place("hierarchical --attention dot"), "--attention: expected 'additive' or 'multiplicative', got 'dot'"},

@@ -3,7 +3,9 @@
 #   1. --sync twice with the same seed: the same placement (and a result on rank 0 only);
 #   2. async through the fake measurer, every 7th call of every controller a fault: it completes,
 #      each rank's faults are in its own log, the stderr summary counts the updates;
-#   3. a controller killed mid-run: mpirun fails, the checkpoint rank 0 kept resumes.
+#   3. a controller killed mid-run: mpirun fails, the checkpoint rank 0 kept resumes;
+#   4. pretraining over 3 ranks: repeatable, rank 0 alone prints and writes, and an update
+#      sees 3 problems (a log row per update, 3 x 16 samples counted).
 # Usage: mpi_test.sh DEVPLACE FAKE_MEASURER
 set -euo pipefail
 # Open MPI leaks its own buffers at MPI_Finalize, from components it has
@@ -59,4 +61,16 @@ set -e
 "$devplace" "${base[@]}" --seed 5 --resume "$work/rl.ckpt" --iterations 200000 --budget 2 --json >"$work/resumed.out" \
   2>"$work/resumed.err" || { cat "$work/resumed.err" >&2; fail "resume after the dead controller failed"; }
 grep -q '"step_time_s"' "$work/resumed.out" || fail "resume printed no result"
-echo "mpi_test: sync reproducible, async with faults completed, resume after a dead controller works"
+
+# 4. Pretraining, gradients averaged over the ranks. The same file name in two
+# folders, since a policy file's archive names its folder after the file.
+mkdir -p "$work/pa" "$work/pb"
+for run in pa pb; do
+  "${mpi[@]}" "$devplace" pretrain --corpus tiny --updates 6 --policy-hidden 16 --distributed --out "$work/$run/p.pt" \
+    --training-log "$work/$run/log.csv" >"$work/$run.out" 2>"$work/$run.err" || { cat "$work/$run.err" >&2; fail "pretrain $run failed"; }
+done
+cmp -s "$work/pa/p.pt" "$work/pb/p.pt" || fail "distributed pretraining with the same seed gave two policies"
+[ "$(grep -c 'geometric mean' "$work/pa.out")" -eq 1 ] || fail "expected one summary, got: $(cat "$work/pa.out")"
+grep -q '6 updates in all, 322 evaluations' "$work/pa.out" || fail "not 3 x 16 samples per update: $(tail -1 "$work/pa.out")"
+[ "$(wc -l <"$work/pa/log.csv")" -eq 7 ] || fail "expected a header and 6 rows in the log: $(cat "$work/pa/log.csv")"
+echo "mpi_test: sync reproducible, async with faults completed, resume after a dead controller works, pretraining repeatable"

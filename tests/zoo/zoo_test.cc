@@ -69,6 +69,19 @@ TEST(Zoo, GraphsHaveThousandsOfOpsAndGrowWithLayers) {
   EXPECT_LT(build("rnnlm:steps=10").num_ops(), build("rnnlm").num_ops());
 }
 
+TEST(Zoo, GeneratedRecurrentIsAGridOfElmanCells) {
+  // 4 layers of [2h, h] + h, a readout h x classes; 20 steps of 4 cells.
+  const int64_t h = 1024, classes = 1000;
+  const Graph g = build("recurrent:training=0");
+  EXPECT_EQ(g.total_parameter_bytes(), (4 * (2 * h * h + h) + h * classes) * 4);
+  EXPECT_DOUBLE_EQ(contraction_flops(g, OpPhase::kForward), 20 * (4 * 2.0 * 64 * 2 * h * h + 2.0 * 64 * h * classes));
+  int tanh = 0;
+  for (const Op& op : g.ops()) tanh += op.type == "Tanh";
+  EXPECT_EQ(tanh, 4 * 20);
+  EXPECT_EQ(marks(g), (std::set<int32_t>{0, 1, 2, 3}));
+  EXPECT_LT(build("recurrent:steps=5").num_ops(), build("recurrent").num_ops());
+}
+
 TEST(Zoo, LayerMarksNumberTheExpertsLayers) {
   EXPECT_EQ(marks(build("rnnlm")), (std::set<int32_t>{0, 1}));
   EXPECT_EQ(marks(build("nmt")), (std::set<int32_t>{0, 1, 2, 3}));  // 2 encoder + 2 decoder layers

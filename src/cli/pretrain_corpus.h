@@ -1,0 +1,42 @@
+// File: pretrain_corpus.h
+// The graphs and clusters `devplace pretrain` trains on, and the split by
+// model family: a family is either trained on or held out, never both, so
+// that a held-out score says how the policy does on a kind of model it has
+// never seen.
+//
+// Built-in corpora:
+// - train: the training families, each on k80x2, k80x4, v100x8 and hetero:
+//   resnet (ResNet-50, batch 16 and 32), transformer (2 and 4 layers,
+//   d_model 512 and 256), layered (four synthetic MatMul networks of
+//   different depth, width, fan-in and size, one too large for one GPU),
+//   recurrent (generated stacked Elman RNNs, 4 x 1024 over 20 steps and
+//   3 x 2048 over 16);
+// - held-out: the paper's families, never in train: rnnlm (2 layers;
+//   4 layers of 1024), nmt (2 and 4 layers), inception (Inception-V3), on
+//   k80x2, k80x4 and hetero;
+// - tiny: two small layered graphs (the tests' corpus, seconds).
+// Or a file: one problem per line, "GRAPH CLUSTER FAMILY" (blank lines and
+// lines starting with '#' are skipped).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace devplace::cli {
+
+struct CorpusEntry {
+  std::string graph;    // as --graph takes it
+  std::string cluster;  // as --cluster takes it
+  std::string family;
+};
+
+// A built-in corpus by name, or a corpus file; an error names the file and
+// the line.
+Result<std::vector<CorpusEntry>> corpus_entries(const std::string& spec);
+
+// The built-in corpora's names.
+std::vector<std::string> builtin_corpora();
+
+}  // namespace devplace::cli

@@ -1,0 +1,246 @@
+// The portable policy and pretraining: features that do not depend on the
+// cluster's size, one network placing clusters of any size, its two forward
+// passes agreeing, policy files, pretraining that learns and resumes
+// exactly, and the pretrained placer and rl --init within their budgets.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "../test_graphs.h"
+#include "../test_temp.h"
+#include "cluster/cluster_json.h"
+#include "cost/cost_model.h"
+#include "group/grouping.h"
+#include "place/run_placer.h"
+#include "rl/features.h"
+#include "rl/portable_policy.h"
+#include "rl/pretrain.h"
+#include "rl/rl_library.h"
+#include "sim/simulator.h"
+
+namespace devplace::rl {
+namespace {
+
+[[maybe_unused]] const bool kRegistered = (register_learned_placers(), true);
+
+// A graph on a preset cluster, owning both.
+struct Owned {
+  Graph graph;
+  Cluster cluster;
+  std::unique_ptr<CostModel> cost;
+  std::unique_ptr<Problem> problem;
+  Owned(uint64_t seed, int ops, const std::string& preset)
+      : graph(testing::tiny_dag(seed, ops)), cluster(load_cluster(preset).value()), cost(make_default_cost_model()) {
+    problem = std::make_unique<Problem>(Problem::create(graph, cluster, *cost).value());
+  }
+};
+
+std::string temp(const std::string& name) { return testing::temp_file(name).string(); }
+
+TEST(PortableFeatures, SeeNeitherTheClusterSizeNorTheDeviceOrder) {
+  Owned two(3, 14, "k80x2"), four(3, 14, "k80x4");
+  GroupingOptions fixed;
+  fixed.max_group_share = 0.1;  // the same groups on both clusters
+  const Grouping g2 = Grouping::create(*two.problem, fixed), g4 = Grouping::create(*four.problem, fixed);
+  ASSERT_EQ(g2.num_groups(), g4.num_groups());
+  const PortableFeatures f2 = portable_features(*two.problem, g2), f4 = portable_features(*four.problem, g4);
+  EXPECT_EQ(f2.group, f4.group);  // the group part knows nothing of the devices
+  EXPECT_EQ(f2.num_devices, 3);
+  EXPECT_EQ(f4.num_devices, 5);
+  for (int g = 0; g < f4.num_groups; ++g) {
+    float fastest = 0;
+    for (int d = 0; d < f4.num_devices; ++d) {
+      const float* p = &f4.pair[(static_cast<size_t>(g) * 5 + d) * kPairFeatures];
+      for (int k = 0; k < kPairFeatures; ++k) {
+        EXPECT_GE(p[k], 0.0f);
+        EXPECT_LE(p[k], 1.0f);
+      }
+      if (f4.allowed[static_cast<size_t>(g) * 5 + d]) fastest = std::max(fastest, p[0]);
+    }
+    EXPECT_FLOAT_EQ(fastest, 1.0f) << "group " << g;
+    // The four identical K80 dies look the same: only what the decoder has placed tells them apart.
+    for (int d = 2; d < 5; ++d) {
+      for (int k = 0; k < kPairFeatures; ++k)
+        EXPECT_EQ(f4.pair[(static_cast<size_t>(g) * 5 + d) * kPairFeatures + k], f4.pair[(static_cast<size_t>(g) * 5 + 1) * kPairFeatures + k]);
+    }
+  }
+}
+
+TEST(PortablePolicy, OneNetworkPlacesClustersOfAnySizeAndItsTwoPassesAgree) {
+  torch::manual_seed(7);
+  PortableNet net(PortableOptions{});
+  for (const char* preset : {"k80x2", "hetero", "v100x8"}) {
+    Owned o(5, 16, preset);
+    const Grouping grouping = Grouping::create(*o.problem);
+    PortablePolicy policy(net, portable_inputs(*o.problem, grouping));
+    torch::manual_seed(11);
+    const PolicySample sample = policy.sample(6, /*greedy=*/false, 0.0);
+    ASSERT_EQ(sample.devices.size(0), 6);
+    ASSERT_EQ(sample.devices.size(1), grouping.num_groups());
+    const auto dev = sample.devices.accessor<int64_t, 2>();
+    for (int64_t s = 0; s < 6; ++s) {
+      for (int32_t g = 0; g < grouping.num_groups(); ++g) {
+        ASSERT_GE(dev[s][g], 0);
+        ASSERT_LT(dev[s][g], o.problem->num_devices());
+        EXPECT_TRUE(grouping.allows(g, static_cast<DeviceId>(dev[s][g])));
+      }
+    }
+    // Re-scoring the sample gives its log-probabilities: pass 2 sees what pass 1 saw.
+    const PolicySample again = policy.evaluate(sample.actions);
+    EXPECT_TRUE(torch::allclose(again.log_prob, sample.log_prob, 1e-5, 1e-5)) << preset;
+    EXPECT_TRUE((sample.log_prob <= 0).all().item<bool>());
+    // The greedy decode takes the most likely device at every step, so never
+    // one less likely than 1 in D.
+    const PolicySample greedy = policy.sample(1, /*greedy=*/true, 0.0);
+    const PolicySample scored = policy.evaluate(greedy.actions);
+    EXPECT_TRUE((scored.log_prob >= -std::log(static_cast<double>(o.problem->num_devices())) - 1e-5).all().item<bool>()) << preset;
+  }
+}
+
+TEST(PortablePolicy, FilesRoundTripAndBadFilesAreOneLineErrors) {
+  torch::manual_seed(3);
+  PortableOptions options;
+  options.hidden = 16;
+  PortableNet net(options);
+  const std::string path = temp("round_trip.pt");
+  ASSERT_TRUE(save_portable(path, net).ok());
+  Result<LoadedPortable> loaded = load_portable(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+  EXPECT_EQ(loaded.value().net->options().hidden, 16);
+  EXPECT_FALSE(loaded.value().has_optimizer);
+  Owned o(9, 12, "k80x4");
+  const Grouping grouping = Grouping::create(*o.problem);
+  PortablePolicy a(net, portable_inputs(*o.problem, grouping)), b(loaded.value().net, portable_inputs(*o.problem, grouping));
+  EXPECT_TRUE(torch::equal(a.sample(1, true, 0.0).devices, b.sample(1, true, 0.0).devices));
+
+  const std::string garbage = temp("garbage.pt");
+  std::ofstream(garbage) << "not a policy";
+  for (const std::string& bad : {garbage, temp("missing.pt")}) {
+    Result<LoadedPortable> r = load_portable(bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().is_user_error());
+    EXPECT_NE(r.error().message().find(bad), std::string::npos) << r.error().message();
+    EXPECT_EQ(r.error().message().find('\n'), std::string::npos);
+  }
+}
+
+std::map<std::string, std::vector<double>> mean_by_problem(const std::string& log) {
+  std::ifstream in(log);
+  std::string line;
+  std::getline(in, line);
+  std::map<std::string, std::vector<double>> out;
+  while (std::getline(in, line)) {
+    const size_t q1 = line.find('"'), q2 = line.find('"', q1 + 1);
+    std::stringstream rest(line.substr(q2 + 2));
+    std::string mean;
+    std::getline(rest, mean, ',');
+    out[line.substr(q1 + 1, q2 - q1 - 1)].push_back(std::stod(mean));
+  }
+  return out;
+}
+
+TEST(Pretrain, LearnsOnASmallCorpusAndResumesExactly) {
+  Owned a(21, 14, "k80x2"), b(22, 18, "hetero");
+  const std::vector<PretrainProblem> corpus = {{"a on k80x2", "tiny", a.problem.get()}, {"b on hetero", "tiny", b.problem.get()}};
+  PretrainOptions options;
+  options.updates = 80;
+  options.hidden = 16;
+  options.seed = 5;
+  options.out = temp("straight.pt");
+  options.log = temp("straight.csv");
+  Result<PretrainSummary> straight = pretrain(corpus, options);
+  ASSERT_TRUE(straight.ok()) << straight.error().message();
+  EXPECT_EQ(straight.value().updates, 80);
+  EXPECT_EQ(straight.value().evaluations, 80 * 16 + 2 * 17);
+  ASSERT_EQ(straight.value().rows.size(), 2u);
+  // The mean sample of each problem's last 10 visits beats that of its first 10.
+  for (const auto& [name, means] : mean_by_problem(options.log)) {
+    ASSERT_GE(means.size(), 30u) << name;
+    double first = 0, last = 0;
+    for (size_t i = 0; i < 10; ++i) {
+      first += means[i];
+      last += means[means.size() - 1 - i];
+    }
+    EXPECT_LT(last, first) << name;
+  }
+
+  // 30 updates, then a resume to 80, gives the same weights.
+  PretrainOptions part = options;
+  part.updates = 30;
+  part.out = temp("part.pt");
+  part.log = "";
+  part.checkpoint = temp("part.ckpt");
+  ASSERT_TRUE(pretrain(corpus, part).ok());
+  PretrainOptions rest = options;
+  rest.resume = part.checkpoint;
+  rest.out = temp("resumed.pt");
+  rest.log = "";
+  Result<PretrainSummary> resumed = pretrain(corpus, rest);
+  ASSERT_TRUE(resumed.ok()) << resumed.error().message();
+  EXPECT_EQ(resumed.value().updates, 80);
+  EXPECT_EQ(resumed.value().evaluations, 50 * 16 + 2 * 17);
+  const std::vector<torch::Tensor> w1 = load_portable(options.out).value().net->parameters();
+  const std::vector<torch::Tensor> w2 = load_portable(rest.out).value().net->parameters();
+  ASSERT_EQ(w1.size(), w2.size());
+  for (size_t i = 0; i < w1.size(); ++i) EXPECT_TRUE(torch::equal(w1[i], w2[i])) << "parameter " << i;
+
+  // A policy file has no optimizer state: it is not a checkpoint to resume.
+  PretrainOptions wrong = options;
+  wrong.resume = options.out;
+  Result<PretrainSummary> refused = pretrain(corpus, wrong);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("not a pretraining checkpoint"), std::string::npos);
+}
+
+TEST(Pretrained, PlacesWithinItsBudgetAndRepeatsWithTheSeed) {
+  torch::manual_seed(1);
+  PortableNet net(PortableOptions{});
+  const std::string path = temp("placer.pt");
+  ASSERT_TRUE(save_portable(path, net).ok());
+  Owned o(31, 20, "k80x4");
+  Simulator sim(*o.problem);
+  PlacerRunOptions run;
+  run.method_options = {{"policy", path}, {"samples", "5"}};
+  Result<PlacerRun> first = run_placer("pretrained", *o.problem, sim, run);
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  EXPECT_EQ(first.value().method, "pretrained");
+  EXPECT_EQ(first.value().evaluations, 6);  // the greedy decode and 5 samples
+  Result<PlacerRun> second = run_placer("pretrained", *o.problem, sim, run);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(first.value().placement.device_of_op, second.value().placement.device_of_op);
+  run.budget.evaluations = 3;
+  Result<PlacerRun> capped = run_placer("pretrained", *o.problem, sim, run);
+  ASSERT_TRUE(capped.ok());
+  EXPECT_EQ(capped.value().evaluations, 3);
+
+  run.method_options = {{"policy", temp("none.pt")}};
+  EXPECT_FALSE(run_placer("pretrained", *o.problem, sim, run).ok());
+}
+
+TEST(Pretrained, InitStartsRlFromThePolicyFile) {
+  torch::manual_seed(2);
+  PortableNet net(PortableOptions{});
+  const std::string path = temp("init.pt");
+  ASSERT_TRUE(save_portable(path, net).ok());
+  Owned o(41, 16, "k80x2");
+  Simulator sim(*o.problem);
+  PlacerRunOptions run;
+  run.budget.evaluations = 64;
+  run.method_options = {{"init", path}};
+  Result<PlacerRun> r = run_placer("rl", *o.problem, sim, run);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r.value().method, "pretrained>rl");
+  EXPECT_LE(r.value().evaluations, 64);
+  EXPECT_GE(r.value().evaluations, 48);
+  run.method_options = {{"init", path}, {"policy-hidden", "32"}};
+  EXPECT_FALSE(run_placer("rl", *o.problem, sim, run).ok());
+  run.method_options = {{"init", path}};
+  EXPECT_FALSE(run_placer("hierarchical", *o.problem, sim, run).ok());
+}
+
+}  // namespace
+}  // namespace devplace::rl
