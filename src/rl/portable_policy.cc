@@ -283,9 +283,17 @@ Result<LoadedPortable> load_portable(const std::string& path) {
       return invalid_input(path + ": a damaged policy file (bad settings)");
     LoadedPortable loaded;
     loaded.net = PortableNet(o);
+    std::vector<std::vector<int64_t>> shapes;
+    for (const torch::Tensor& p : loaded.net->parameters()) shapes.push_back(p.sizes().vec());
     torch::serialize::InputArchive net_archive;
     archive.read("net", net_archive);
     loaded.net->load(net_archive);
+    // torch's load takes a stored tensor's shape as it is: check it against the settings.
+    const std::vector<torch::Tensor> params = loaded.net->parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (params[i].sizes().vec() != shapes[i] || params[i].scalar_type() != torch::kFloat)
+        return invalid_input(path + ": a damaged policy file (a weight has the wrong shape for its settings)");
+    }
     loaded.updates = updates.item<int64_t>();
     torch::serialize::InputArchive optimizer_archive;
     loaded.has_optimizer = archive.try_read("optimizer", optimizer_archive);

@@ -117,6 +117,21 @@ TEST(PortablePolicy, FilesRoundTripAndBadFilesAreOneLineErrors) {
   PortablePolicy a(net, portable_inputs(*o.problem, grouping)), b(loaded.value().net, portable_inputs(*o.problem, grouping));
   EXPECT_TRUE(torch::equal(a.sample(1, true, 0.0).devices, b.sample(1, true, 0.0).devices));
 
+  // Settings that do not match the weights (hidden 32, weights of 16).
+  const std::string mismatched = temp("mismatched.pt");
+  {
+    torch::serialize::OutputArchive archive, net_archive;
+    archive.write("devplace_policy", torch::tensor({int64_t{1}, int64_t{32}, int64_t{32}}, torch::kLong));
+    archive.write("settings", torch::tensor({2.0, 5.0, 3.0}, torch::kDouble));
+    archive.write("updates", torch::tensor({int64_t{0}}, torch::kLong));
+    net->save(net_archive);
+    archive.write("net", net_archive);
+    archive.save_to(mismatched);
+  }
+  Result<LoadedPortable> wrong = load_portable(mismatched);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().message(), mismatched + ": a damaged policy file (a weight has the wrong shape for its settings)");
+
   const std::string garbage = temp("garbage.pt");
   std::ofstream(garbage) << "not a policy";
   for (const std::string& bad : {garbage, temp("missing.pt")}) {
