@@ -4,12 +4,15 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <memory>
 #include <numeric>
 
+#include "common/file_io.h"
 #include "common/format.h"
 #include "common/interrupt.h"
 #include "common/progress.h"
@@ -78,6 +81,30 @@ void average_gradients(const std::vector<torch::Tensor>& params, std::vector<flo
   }
 }
 
+// Keeps the header and the rows of updates 1..updates of a training log.
+Status truncate_log(const std::string& path, int64_t updates) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return Status::ok_status();
+  DEVPLACE_ASSIGN_OR_RETURN(const std::string text, read_text_file(path));
+  std::string kept;
+  size_t pos = 0;
+  bool header = true;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) break;  // a row cut short by the crash
+    const std::string line = text.substr(pos, end - pos + 1);
+    pos = end + 1;
+    if (!header) {
+      char* stop = nullptr;
+      const long long update = std::strtoll(line.c_str(), &stop, 10);
+      if (stop == line.c_str() || update < 1 || update > updates) continue;
+    }
+    header = false;
+    kept += line;
+  }
+  return write_text_file(path, kept);
+}
+
 double ms(double s) { return std::isfinite(s) ? s * 1e3 : std::numeric_limits<double>::infinity(); }
 
 }  // namespace
@@ -124,6 +151,9 @@ Result<PretrainSummary> pretrain(const std::vector<PretrainProblem>& corpus, con
   const bool leader = rank == 0;
   std::ofstream log;
   if (!options.log.empty() && leader) {
+    // A resumed run's log continues the checkpoint's: rows a crashed run
+    // wrote after it are dropped.
+    if (resumed) DEVPLACE_RETURN_IF_ERROR(truncate_log(options.log, done));
     log.open(options.log, resumed ? std::ios::app : std::ios::trunc);
     if (!log) return invalid_input(options.log + ": cannot open for writing");
     if (!resumed) log << "update,problem,mean_ms,best_ms,reference_ms,mean_over_reference,entropy,valid_fraction,seconds\n";

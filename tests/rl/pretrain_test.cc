@@ -183,17 +183,19 @@ TEST(Pretrain, LearnsOnASmallCorpusAndResumesExactly) {
     EXPECT_LT(last, first) << name;
   }
 
-  // 30 updates, then a resume to 80, gives the same weights.
+  // 30 updates, then a resume to 80, gives the same weights and log rows,
+  // without the rows a crashed run wrote after its checkpoint.
   PretrainOptions part = options;
   part.updates = 30;
   part.out = temp("part.pt");
-  part.log = "";
+  part.log = temp("resumed.csv");
   part.checkpoint = temp("part.ckpt");
   ASSERT_TRUE(pretrain(corpus, part).ok());
+  std::ofstream(part.log, std::ios::app) << "31,\"a on k80x2\",1,1,1,1,1,1,1\n32,\"b on hetero\",1,1";
   PretrainOptions rest = options;
   rest.resume = part.checkpoint;
   rest.out = temp("resumed.pt");
-  rest.log = "";
+  rest.log = part.log;
   Result<PretrainSummary> resumed = pretrain(corpus, rest);
   ASSERT_TRUE(resumed.ok()) << resumed.error().message();
   EXPECT_EQ(resumed.value().updates, 80);
@@ -202,6 +204,14 @@ TEST(Pretrain, LearnsOnASmallCorpusAndResumesExactly) {
   const std::vector<torch::Tensor> w2 = load_portable(rest.out).value().net->parameters();
   ASSERT_EQ(w1.size(), w2.size());
   for (size_t i = 0; i < w1.size(); ++i) EXPECT_TRUE(torch::equal(w1[i], w2[i])) << "parameter " << i;
+  // Every column but the wall time.
+  auto rows = [](const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line.substr(0, line.rfind(',')));
+    return out;
+  };
+  EXPECT_EQ(rows(rest.log), rows(options.log));
 
   // A policy file has no optimizer state: it is not a checkpoint to resume.
   PretrainOptions wrong = options;
