@@ -40,6 +40,7 @@ class PretrainedPlacer : public Placer {
     PortablePolicy policy(loaded.net, portable_inputs(ctx.problem, ctx.grouping));
     // One evaluation for the greedy decode, the rest of the budget for samples.
     int64_t samples = options_.samples_per_update;
+    if (samples < 0) samples = ctx.grouping.num_groups() <= kPretrainedLargeGroups ? kPretrainedSamples : kPretrainedSamplesLarge;
     if (ctx.budget.evaluations > 0) samples = std::min<int64_t>(samples, std::max<int64_t>(0, ctx.budget.evaluations - 1));
     torch::manual_seed(ctx.rng.next_u64() & 0x7fffffffffffffffULL);
     const torch::Tensor devices = policy.net()->decode(policy.inputs(), 1 + samples, /*greedy_rows=*/1);

@@ -2,8 +2,9 @@
 // PretrainedPlacer ("pretrained"): places with a portable policy trained
 // beforehand on other graphs (`devplace pretrain`, portable_policy.h), with
 // no training: its greedy placement and the best of --samples K samples
-// (default 15), 1 + K evaluations in all (fewer under a smaller evaluation
-// budget). The policy file is --policy FILE, else the shipped one
+// (default 63, or 15 for a grouping of more than 1,500 groups, where the
+// decode takes seconds), 1 + K evaluations in all (fewer under a smaller
+// evaluation budget). The policy file is --policy FILE, else the shipped one
 // (shipped_policy_path). Same seed, same placement.
 //
 // This header has no torch in it.

@@ -209,7 +209,8 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
 const std::vector<MethodOptionSpec>& pretrained_option_specs() {
   static const std::vector<MethodOptionSpec> specs = {
       {"policy", "FILE", "the policy file --method pretrained places with (default: the shipped models/pretrained.pt)"},
-      {"samples", "K", "placements --method pretrained samples besides its greedy one (default 15; 0: greedy only)"},
+      {"samples", "K",
+       "placements --method pretrained samples besides its greedy one (default 63, 15 above 1,500 groups; 0: greedy only)"},
       {"threads", "N", "threads that evaluate a learned method's samples (default 1)"},
   };
   return specs;
@@ -222,7 +223,7 @@ Result<TrainingRunOptions> parse_pretrained_options(const MethodOptions& options
     if (!known) return invalid_input("--" + name + " does not apply to --method pretrained (it trains nothing)");
   }
   TrainingRunOptions training;
-  training.samples_per_update = kPretrainedDefaultSamples;
+  training.samples_per_update = -1;  // the placer's default, by the grouping's size
   if (auto text = get(options, "samples")) {
     int64_t n = -1;
     auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), n);

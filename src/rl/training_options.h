@@ -92,11 +92,15 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options);
 
 // The options --method pretrained takes (--policy FILE, --samples K,
 // --threads N), and their parser: samples_per_update is the number of
-// samples drawn besides the greedy decode (default 15; 0: the greedy
-// decode alone).
+// samples drawn besides the greedy decode (0: the greedy decode alone;
+// -1, the default: kPretrainedSamples, or kPretrainedSamplesLarge above
+// kPretrainedLargeGroups groups, where the decode's attention, groups^2 x
+// samples, would take seconds).
 const std::vector<MethodOptionSpec>& pretrained_option_specs();
 Result<TrainingRunOptions> parse_pretrained_options(const MethodOptions& options);
-inline constexpr int64_t kPretrainedDefaultSamples = 15;
+inline constexpr int64_t kPretrainedSamples = 63;
+inline constexpr int64_t kPretrainedSamplesLarge = 15;
+inline constexpr int64_t kPretrainedLargeGroups = 1500;
 
 // The stages a learned method runs with these options, joined by '>': the
 // warm start's source (local-search, or fast for the best fast placer),
