@@ -3,9 +3,8 @@
 // lstm_sequence.h).
 #include "rl/lstm_sequence.h"
 
-#include <cmath>
-
 #include "common/check.h"
+#include "rl/lstm_cell.h"
 
 namespace devplace::rl {
 
@@ -13,33 +12,6 @@ namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
-
-inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-
-// One step on raw rows. z [B, 4H] holds the pre-activations and is
-// overwritten by the activated gates (i, f, g, o); c = f c_prev + i g,
-// tanh_c = tanh(c), h = o tanh_c.
-void cell_forward(float* z, const float* c_prev, float* c, float* tanh_c, float* h, int64_t batch, int64_t n) {
-  for (int64_t b = 0; b < batch; ++b) {
-    float* zb = z + b * 4 * n;
-    for (int64_t j = 0; j < n; ++j) {
-      const float i = sigmoid(zb[j]);
-      const float f = sigmoid(zb[n + j]);
-      const float g = std::tanh(zb[2 * n + j]);
-      const float o = sigmoid(zb[3 * n + j]);
-      zb[j] = i;
-      zb[n + j] = f;
-      zb[2 * n + j] = g;
-      zb[3 * n + j] = o;
-      const int64_t at = b * n + j;
-      const float cell = f * (c_prev ? c_prev[at] : 0.0f) + i * g;
-      const float t = std::tanh(cell);
-      c[at] = cell;
-      tanh_c[at] = t;
-      h[at] = o * t;
-    }
-  }
-}
 
 class LstmSequence : public torch::autograd::Function<LstmSequence> {
  public:
@@ -58,7 +30,7 @@ class LstmSequence : public torch::autograd::Function<LstmSequence> {
       const int64_t prev = reverse ? tau + 1 : tau - 1;
       torch::Tensor z = gates[tau];
       if (t > 0) z.addmm_(hs[prev], w_t);
-      cell_forward(z.data_ptr<float>(), t > 0 ? cells[prev].data_ptr<float>() : nullptr, cells[tau].data_ptr<float>(),
+      lstm_cell_forward(z.data_ptr<float>(), t > 0 ? cells[prev].data_ptr<float>() : nullptr, cells[tau].data_ptr<float>(),
                    tanh_c[tau].data_ptr<float>(), hs[tau].data_ptr<float>(), batch, n);
     }
     ctx->save_for_backward({gates, cells, tanh_c, hs, w_hh});
@@ -131,17 +103,7 @@ torch::Tensor lstm_sequence(const torch::Tensor& projected, const torch::Tensor&
 void lstm_step_inplace(const torch::Tensor& gates, torch::Tensor& hidden, torch::Tensor& cell) {
   const int64_t batch = hidden.size(0), n = hidden.size(1);
   DEVPLACE_CHECK(gates.is_contiguous() && hidden.is_contiguous() && cell.is_contiguous() && gates.size(1) == 4 * n);
-  float* z = gates.data_ptr<float>();
-  float* c = cell.data_ptr<float>();
-  float* h = hidden.data_ptr<float>();
-  for (int64_t b = 0; b < batch; ++b) {
-    const float* zb = z + b * 4 * n;
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t at = b * n + j;
-      c[at] = sigmoid(zb[n + j]) * c[at] + sigmoid(zb[j]) * std::tanh(zb[2 * n + j]);
-      h[at] = sigmoid(zb[3 * n + j]) * std::tanh(c[at]);
-    }
-  }
+  lstm_cell_step(gates.data_ptr<float>(), hidden.data_ptr<float>(), cell.data_ptr<float>(), batch, n);
 }
 
 }  // namespace devplace::rl
