@@ -23,14 +23,16 @@ namespace {
 
 const CommandSpec kSpec = {
     "devplace pretrain --out FILE [--corpus train|held-out|tiny|FILE] [--updates N] [--samples K] [--epochs N]\n"
-    "       [--learning-rate X] [--entropy-weight X] [--entropy-half-life N] [--policy-hidden N] [--seed N]\n"
-    "       [--threads N] [--checkpoint FILE] [--checkpoint-every N] [--resume FILE] [--training-log FILE] [--distributed] [--list]",
+    "       [--learning-rate X] [--entropy-weight X] [--entropy-half-life N] [--policy-hidden N]\n"
+    "       [--encoder sequence|graph] [--graph-rounds N] [--seed N]"
+    " [--threads N] [--checkpoint FILE] [--checkpoint-every N] [--resume FILE] [--training-log FILE] [--distributed] [--list]",
     "Trains one portable placement policy over a corpus of graphs and clusters and writes it to FILE, for\n"
     "--method pretrained (place a new graph at once) and --method rl --init FILE (fine-tune). Each update\n"
     "samples K placements of the corpus's next problem, simulates them and takes PPO-style steps on\n"
     "advantages standardised within the batch. The built-in corpus 'train' holds the training families\n"
-    "(resnet, transformer, layered, recurrent); 'held-out' the paper's (rnnlm, nmt, inception), never trained\n"
-    "on. A corpus file has one 'GRAPH CLUSTER FAMILY' per line. At the end it prints, per problem, the fast\n"
+    "(resnet, transformer, layered, recurrent, mobilenet, alexnet, vgg, squeezenet: zoo models, generated\n"
+    "graphs, ONNX files and PipeDream profiles); 'held-out' the paper's (rnnlm, nmt, inception), never trained\n"
+    "on. A corpus file has one 'GRAPH CLUSTER FAMILY [training]' per line. At the end it prints, per problem, the fast\n"
     "baseline (the best of the paper's baselines and the fast placers) and the policy's greedy and\n"
     "best-of-K placements. Ctrl-C stops it and writes the checkpoint and FILE. --list prints the corpus.\n"
     "--distributed (under mpirun -np N): every rank trains on its own problem each update and the ranks\n"
@@ -44,6 +46,8 @@ const CommandSpec kSpec = {
      {"entropy-weight", "X", "the entropy bonus at the start (default 0.01)"},
      {"entropy-half-life", "N", "updates over which the entropy bonus halves (default 1000)"},
      {"policy-hidden", "N", "LSTM units per encoder direction (default 64)"},
+     {"encoder", "KIND", "sequence (default): a BiLSTM over the groups in topological order; graph: message passing over the group graph"},
+     {"graph-rounds", "N", "the graph encoder's rounds of message passing (default 4)"},
      {"seed", "N", "seed of the initial weights, the corpus order and the samples (default 1)"},
      {"threads", "N", "threads that simulate an update's samples (default 1)"},
      {"checkpoint", "FILE", "write a checkpoint (the policy with its optimizer) every --checkpoint-every updates", false, true},
@@ -83,7 +87,7 @@ Status run_pretrain(const ArgList& argv) {
   }
   DEVPLACE_ASSIGN_OR_RETURN(const std::vector<CorpusEntry> entries, corpus_entries(args.get_or("corpus", "train")));
   if (args.flag("list")) {
-    for (const CorpusEntry& e : entries) std::cout << pad_right(e.family, 12) << ' ' << pad_right(e.cluster, 8) << ' ' << e.graph << '\n';
+    for (const CorpusEntry& e : entries) std::cout << pad_right(e.family, 12) << ' ' << pad_right(e.cluster, 8) << ' ' << e.graph << (e.training ? " (training step)" : "") << '\n';
     return Status::ok_status();
   }
   if (!args.get("out")) return invalid_input("--out FILE is required (the policy file to write)");
@@ -100,6 +104,13 @@ Status run_pretrain(const ArgList& argv) {
   DEVPLACE_ASSIGN_OR_RETURN(options.entropy_half_life, bounded_int(args, "entropy-half-life", options.entropy_half_life, 1, 100'000'000));
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t hidden, bounded_int(args, "policy-hidden", options.hidden, 1, 4096));
   options.hidden = static_cast<int>(hidden);
+  const std::string encoder = args.get_or("encoder", "sequence");
+  if (encoder != "sequence" && encoder != "graph") return invalid_input("--encoder: expected sequence or graph, got '" + encoder + "'");
+  if (args.get("graph-rounds") && encoder != "graph") return invalid_input("--graph-rounds: only with --encoder graph");
+  DEVPLACE_ASSIGN_OR_RETURN(const int64_t rounds, bounded_int(args, "graph-rounds", 4, 1, rl::kMaxGraphRounds));
+  if (encoder == "graph") options.graph_rounds = static_cast<int>(rounds);
+  if (!options.resume.empty() && (args.get("encoder") || args.get("policy-hidden")))
+    return invalid_input("--resume: the checkpoint fixes the network; drop --encoder, --graph-rounds and --policy-hidden");
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t seed, bounded_int(args, "seed", 1, 0, INT64_MAX));
   options.seed = static_cast<uint64_t>(seed);
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t threads, bounded_int(args, "threads", 1, 1, 1024));
@@ -121,13 +132,16 @@ Status run_pretrain(const ArgList& argv) {
   std::vector<rl::PretrainProblem> corpus;
   for (size_t i = 0; i < entries.size(); ++i) {
     const CorpusEntry& e = entries[i];
-    Result<LoadedProblem> p = load_problem(e.graph, e.cluster, GraphLoadOptions{});
+    GraphLoadOptions load;
+    load.training = e.training;
+    Result<LoadedProblem> p = load_problem(e.source(), e.cluster, load);
     if (!p.ok()) return p.error().with_prefix("corpus problem " + std::to_string(i + 1) + " (" + e.graph + " on " + e.cluster + ")");
     loaded.push_back(std::move(p).value());
   }
   std::set<std::string> families;
   for (size_t i = 0; i < entries.size(); ++i) {
-    corpus.push_back({entries[i].graph + " on " + entries[i].cluster, entries[i].family, &loaded[i].problem});
+    corpus.push_back({entries[i].graph + (entries[i].training ? " (training step)" : "") + " on " + entries[i].cluster, entries[i].family,
+                      &loaded[i].problem});
     families.insert(entries[i].family);
   }
   std::string family_list;

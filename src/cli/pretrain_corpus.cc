@@ -14,9 +14,21 @@ namespace {
 std::vector<CorpusEntry> cross(const std::vector<std::pair<std::string, std::string>>& graphs, const std::vector<std::string>& clusters) {
   std::vector<CorpusEntry> out;
   for (const auto& [graph, family] : graphs) {
-    for (const std::string& cluster : clusters) out.push_back({graph, cluster, family});
+    for (const std::string& cluster : clusters) out.push_back({graph, cluster, family, false, ""});
   }
   return out;
+}
+
+// The tests' fixtures, from the source tree this binary was built from.
+CorpusEntry fixture(const std::string& relative, const std::string& cluster, const std::string& family, bool training) {
+  return {relative, cluster, family, training, std::string(DEVPLACE_SOURCE_DIR) + "/" + relative};
+}
+
+void add_fixtures(std::vector<CorpusEntry>& out, const std::vector<std::pair<std::string, std::string>>& files, const std::vector<std::string>& clusters) {
+  for (const auto& [file, family] : files) {
+    const bool onnx = file.size() > 5 && file.compare(file.size() - 5, 5, ".onnx") == 0;
+    for (const std::string& cluster : clusters) out.push_back(fixture("tests/io/testdata/" + file, cluster, family, onnx));
+  }
 }
 
 }  // namespace
@@ -25,7 +37,7 @@ std::vector<std::string> builtin_corpora() { return {"train", "held-out", "tiny"
 
 Result<std::vector<CorpusEntry>> corpus_entries(const std::string& spec) {
   if (spec == "train") {
-    return cross({{"zoo:resnet50:batch=16", "resnet"},
+    std::vector<CorpusEntry> out = cross({{"zoo:resnet50:batch=16", "resnet"},
                   {"zoo:resnet50:batch=32", "resnet"},
                   {"zoo:transformer:layers=2", "transformer"},
                   {"zoo:transformer:layers=4,d_model=256,heads=4,ff=1024", "transformer"},
@@ -36,18 +48,31 @@ Result<std::vector<CorpusEntry>> corpus_entries(const std::string& spec) {
                   {"zoo:recurrent", "recurrent"},
                   {"zoo:recurrent:layers=3,hidden=2048,steps=16", "recurrent"}},
                  {"k80x2", "k80x4", "v100x8", "hetero"});
+    add_fixtures(out,
+                 {{"onnx/resnet18.onnx", "resnet"},
+                  {"onnx/mobilenet_v2.onnx", "mobilenet"},
+                  {"onnx/attention.onnx", "transformer"},
+                  {"pipedream/resnet18/graph.txt", "resnet"},
+                  {"pipedream/resnet50/graph.txt", "resnet"},
+                  {"pipedream/alexnet/graph.txt", "alexnet"},
+                  {"pipedream/vgg16/graph.txt", "vgg"},
+                  {"pipedream/squeezenet1_0/graph.txt", "squeezenet"}},
+                 {"k80x2", "k80x4", "v100x8", "hetero"});
+    return out;
   }
   if (spec == "held-out") {
-    return cross({{"zoo:rnnlm", "rnnlm"},
+    std::vector<CorpusEntry> out = cross({{"zoo:rnnlm", "rnnlm"},
                   {"zoo:rnnlm:layers=4,hidden=1024", "rnnlm"},
                   {"zoo:nmt", "nmt"},
                   {"zoo:nmt:layers=4", "nmt"},
                   {"zoo:inception_v3", "inception"}},
                  {"k80x2", "k80x4", "hetero"});
+    add_fixtures(out, {{"onnx/lstm.onnx", "rnnlm"}, {"pipedream/gnmt/graph.txt", "nmt"}}, {"k80x2", "k80x4", "hetero"});
+    return out;
   }
   if (spec == "tiny") {
-    return std::vector<CorpusEntry>{{"zoo:layered:layers=4,width=2,hidden=256", "k80x2", "layered"},
-                                    {"zoo:layered:layers=6,width=3,hidden=512", "hetero", "layered"}};
+    return std::vector<CorpusEntry>{{"zoo:layered:layers=4,width=2,hidden=256", "k80x2", "layered", false, ""},
+                                    {"zoo:layered:layers=6,width=3,hidden=512", "hetero", "layered", false, ""}};
   }
   std::error_code ec;
   if (!std::filesystem::exists(spec, ec))
@@ -63,12 +88,13 @@ Result<std::vector<CorpusEntry>> corpus_entries(const std::string& spec) {
     if (first == std::string::npos || line[first] == '#') continue;
     std::istringstream fields(line);
     CorpusEntry e;
-    std::string extra;
-    if (!(fields >> e.graph >> e.cluster >> e.family) || (fields >> extra))
-      return invalid_input(spec + ":" + std::to_string(number) + ": expected 'GRAPH CLUSTER FAMILY'");
+    std::string option, extra;
+    if (!(fields >> e.graph >> e.cluster >> e.family) || ((fields >> option) && option != "training") || (fields >> extra))
+      return invalid_input(spec + ":" + std::to_string(number) + ": expected 'GRAPH CLUSTER FAMILY [training]'");
+    e.training = option == "training";
     entries.push_back(e);
   }
-  if (entries.empty()) return invalid_input(spec + ": no problems in the corpus (one 'GRAPH CLUSTER FAMILY' per line)");
+  if (entries.empty()) return invalid_input(spec + ": no problems in the corpus (one 'GRAPH CLUSTER FAMILY [training]' per line)");
   return entries;
 }
 

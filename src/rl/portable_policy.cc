@@ -10,6 +10,7 @@
 #include "common/check.h"
 #include "common/file_io.h"
 #include "rl/lstm_sequence.h"
+#include "rl/pretrain_options.h"
 #include "rl/training_state.h"
 
 namespace devplace::rl {
@@ -83,6 +84,7 @@ PortableInputs portable_inputs(const Problem& problem, const Grouping& grouping)
   in.pair = torch::from_blob(in.raw.pair.data(), {g, d, kPairFeatures}, torch::kFloat).clone();
   in.allowed = torch::from_blob(in.raw.allowed.data(), {g, d}, torch::kUInt8).to(torch::kBool);
   in.neighbours = placed_neighbours(problem, grouping);
+  in.edges = graph_edges(in.neighbours, g);
   return in;
 }
 
@@ -90,11 +92,15 @@ PortableNetImpl::PortableNetImpl(const PortableOptions& options) : options_(opti
   const int h = options.hidden;
   const int a = options.scorer;
   embed_ = register_module("embed", torch::nn::Linear(kPortableGroupFeatures, h));
-  for (int dir = 0; dir < 2; ++dir) {
-    const std::string suffix = dir == 0 ? "_forward" : "_backward";
-    enc_w_ih_[dir] = register_parameter("encoder_w_ih" + suffix, uniform({4 * h, h}, h));
-    enc_w_hh_[dir] = register_parameter("encoder_w_hh" + suffix, uniform({4 * h, h}, h));
-    enc_bias_[dir] = register_parameter("encoder_bias" + suffix, uniform({4 * h}, h));
+  if (options.graph_rounds > 0) {
+    graph_ = register_module("graph_encoder", GraphEncoder(h, 2 * h, options.graph_rounds));
+  } else {
+    for (int dir = 0; dir < 2; ++dir) {
+      const std::string suffix = dir == 0 ? "_forward" : "_backward";
+      enc_w_ih_[dir] = register_parameter("encoder_w_ih" + suffix, uniform({4 * h, h}, h));
+      enc_w_hh_[dir] = register_parameter("encoder_w_hh" + suffix, uniform({4 * h, h}, h));
+      enc_bias_[dir] = register_parameter("encoder_bias" + suffix, uniform({4 * h}, h));
+    }
   }
   dec_w_ih_ = register_parameter("decoder_w_ih", uniform({8 * h, 2 * h}, 2 * h));
   dec_w_hh_ = register_parameter("decoder_w_hh", uniform({8 * h, 2 * h}, 2 * h));
@@ -116,6 +122,10 @@ torch::Tensor PortableNetImpl::pointer_logits(const torch::Tensor& state_context
 
 PortableNetImpl::Encoded PortableNetImpl::encode(const PortableInputs& in) {
   // Encoder: [1, G, 2H]; attention keys (W e_j)^T: [2H, G]; the encoder's share of the decoder gates [G, 8H].
+  if (options_.graph_rounds > 0) {
+    const torch::Tensor states = graph_->forward(torch::relu(embed_->forward(in.group)), in.edges);  // [G, 2H]
+    return {states.unsqueeze(0), attend_->forward(states).t(), torch::matmul(states, dec_w_ih_.t()) + dec_bias_};
+  }
   const torch::Tensor x = torch::relu(embed_->forward(in.group)).unsqueeze(0);
   const torch::Tensor enc = torch::cat({lstm_sequence(torch::matmul(x, enc_w_ih_[0].t()) + enc_bias_[0], enc_w_hh_[0], false),
                                         lstm_sequence(torch::matmul(x, enc_w_ih_[1].t()) + enc_bias_[1], enc_w_hh_[1], true)},
@@ -194,7 +204,7 @@ PolicySample PortablePolicy::evaluate(const torch::Tensor& actions) {
 std::string PortablePolicy::fixed_settings() const {
   const PortableOptions& o = net_->options();
   return "portable;hidden=" + std::to_string(o.hidden) + ";scorer=" + std::to_string(o.scorer) +
-         ";affinity=" + std::to_string(o.affinity);
+         ";affinity=" + std::to_string(o.affinity) + (o.graph_rounds > 0 ? ";graph=" + std::to_string(o.graph_rounds) : "");
 }
 
 torch::Tensor PortableNetImpl::choose(const PortableInputs& in, const torch::Tensor& enc, const torch::Tensor& keys,
@@ -236,7 +246,7 @@ Status save_portable(const std::string& path, PortableNet& net, torch::optim::Op
   try {
     const PortableOptions& o = net->options();
     torch::serialize::OutputArchive archive;
-    archive.write("devplace_policy", torch::tensor({kPolicyFileVersion, int64_t{o.hidden}, int64_t{o.scorer}}, torch::kLong));
+    archive.write("devplace_policy", torch::tensor({kPolicyFileVersion, int64_t{o.hidden}, int64_t{o.scorer}, int64_t{o.graph_rounds}}, torch::kLong));
     archive.write("settings", torch::tensor({o.temperature, o.logit_clip, o.affinity}, torch::kDouble));
     archive.write("updates", torch::tensor({updates}, torch::kLong));
     torch::serialize::OutputArchive net_archive;
@@ -265,7 +275,8 @@ Result<LoadedPortable> load_portable(const std::string& path) {
   try {
     torch::Tensor meta, settings, updates;
     archive.read("devplace_policy", meta);
-    if (meta.scalar_type() != torch::kLong || meta.numel() != 3) return invalid_input(path + ": not a devplace policy file");
+    // [version, hidden, scorer] and, since the graph encoder, its rounds.
+    if (meta.scalar_type() != torch::kLong || (meta.numel() != 3 && meta.numel() != 4)) return invalid_input(path + ": not a devplace policy file");
     if (meta[0].item<int64_t>() != kPolicyFileVersion) return invalid_input(path + ": a policy file of another devplace version");
     archive.read("settings", settings);
     archive.read("updates", updates);
@@ -276,6 +287,9 @@ Result<LoadedPortable> load_portable(const std::string& path) {
     if (hidden < 1 || hidden > 4096 || scorer < 1 || scorer > 4096) return invalid_input(path + ": a damaged policy file (sizes out of range)");
     o.hidden = static_cast<int>(hidden);
     o.scorer = static_cast<int>(scorer);
+    const int64_t rounds = meta.numel() == 4 ? meta[3].item<int64_t>() : 0;
+    if (rounds < 0 || rounds > kMaxGraphRounds) return invalid_input(path + ": a damaged policy file (graph rounds out of range)");
+    o.graph_rounds = static_cast<int>(rounds);
     o.temperature = settings[0].item<double>();
     o.logit_clip = settings[1].item<double>();
     o.affinity = settings[2].item<double>();

@@ -9,7 +9,8 @@
 // cluster. Here nothing depends on the number of devices or their order:
 // - Encoder: as Seq2SeqNet's, over the portable group features
 //   (features.h, PortableFeatures::group): a linear embedding, then a
-//   bidirectional LSTM.
+//   bidirectional LSTM; or, with graph_rounds > 0, rounds of message
+//   passing over the group graph (graph_encoder.h).
 // - Decoder: an LSTM cell whose input is the group's encoder state and the
 //   features of the device the previous group got; multiplicative attention
 //   over the encoder states gives a context.
@@ -37,6 +38,7 @@
 #include "common/status.h"
 #include "group/grouping.h"
 #include "rl/features.h"
+#include "rl/graph_encoder.h"
 #include "rl/placement_policy.h"
 #include "sim/problem.h"
 
@@ -54,6 +56,7 @@ struct PortableInputs {
   torch::Tensor allowed;  // [G, D] bool
   PortableFeatures raw;   // work and memory per group and device, for the running totals
   PlacedNeighbours neighbours;
+  GraphEdges edges;       // the group graph, for the graph encoder
   int64_t num_groups() const { return group.size(0); }
   int64_t num_devices() const { return allowed.size(1); }
 };
@@ -65,6 +68,7 @@ struct PortableOptions {
   double temperature = 2.0;
   double logit_clip = 5.0;
   double affinity = 3.0;    // the fixed bonus on the placed neighbours' devices
+  int graph_rounds = 0;     // 0: the sequence encoder (BiLSTM); N > 0: the graph encoder, N rounds
 };
 
 class PortableNetImpl : public torch::nn::Module {
@@ -97,7 +101,8 @@ class PortableNetImpl : public torch::nn::Module {
 
   PortableOptions options_;
   torch::nn::Linear embed_{nullptr};
-  torch::Tensor enc_w_ih_[2], enc_w_hh_[2], enc_bias_[2];
+  torch::Tensor enc_w_ih_[2], enc_w_hh_[2], enc_bias_[2];  // the sequence encoder
+  GraphEncoder graph_{nullptr};                            // or the graph encoder
   torch::Tensor dec_w_ih_, dec_w_hh_, dec_bias_;  // decoder: input [encoder state]; the previous device through prev_
   torch::nn::Linear prev_{nullptr};               // previous pair's inputs -> decoder gates
   torch::nn::Linear attend_{nullptr};

@@ -127,6 +127,7 @@ Result<PretrainSummary> pretrain(const std::vector<PretrainProblem>& corpus, con
     torch::manual_seed(options.seed & 0x7fffffffffffffffULL);
     PortableOptions po;
     po.hidden = options.hidden;
+    po.graph_rounds = options.graph_rounds;
     net = PortableNet(po);
   }
   torch::optim::Adam optimizer(net->parameters(), torch::optim::AdamOptions(options.learning_rate));

@@ -20,6 +20,8 @@ struct PretrainProblem {
   const Problem* problem = nullptr;
 };
 
+inline constexpr int kMaxGraphRounds = 64;
+
 struct PretrainOptions {
   int64_t updates = 2000;          // policy updates over the whole corpus (one problem each)
   int64_t samples = 16;            // placements per update
@@ -28,6 +30,7 @@ struct PretrainOptions {
   double entropy_weight = 0.01;    // entropy bonus, halving every entropy_half_life updates
   int64_t entropy_half_life = 1000;
   int hidden = 64;                 // LSTM units per encoder direction
+  int graph_rounds = 0;            // 0: the sequence encoder; N > 0: the graph encoder, N rounds of message passing
   uint64_t seed = 1;
   int threads = 1;                 // threads that simulate an update's samples
   std::string out;                 // the policy file, written at the end (and at Ctrl-C)

@@ -171,6 +171,64 @@ TEST(Cli, PretrainWritesAPolicyThatPretrainedAndInitPlaceWith) {
   EXPECT_EQ(first["ops_per_device"], second["ops_per_device"]);
 }
 
+// The corpora's split is by model family: no family is both trained on
+// and held out, and the held-out ones are the paper's three.
+TEST(Cli, PretrainCorporaSplitByFamilyAndTheirFilesExist) {
+  auto listed = [](const std::string& corpus) {
+    CliRun run = devplace("pretrain --corpus " + corpus + " --list");
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    std::map<std::string, std::vector<std::string>> graphs;  // family -> graphs
+    std::istringstream lines(run.out);
+    std::string family, cluster, graph;
+    while (lines >> family >> cluster >> graph) {
+      graphs[family].push_back(graph);
+      std::string rest;
+      std::getline(lines, rest);
+    }
+    return graphs;
+  };
+  const auto train = listed("train"), held_out = listed("held-out");
+  std::set<std::string> held_out_families;
+  for (const auto& [family, graphs] : held_out) held_out_families.insert(family);
+  EXPECT_EQ(held_out_families, (std::set<std::string>{"inception", "nmt", "rnnlm"}));
+  int files = 0;
+  for (const auto* corpus : {&train, &held_out}) {
+    for (const auto& [family, graphs] : *corpus) {
+      if (corpus == &train) {
+        EXPECT_EQ(held_out.count(family), 0u) << family << " is trained on and held out";
+      }
+      for (const std::string& g : graphs) {
+        if (g.rfind("zoo:", 0) == 0) continue;
+        ++files;
+        EXPECT_TRUE(fs::is_regular_file(std::string(DEVPLACE_TESTDATA_DIR) + "/../" + g)) << g;
+      }
+    }
+  }
+  EXPECT_GE(train.size(), 8u);
+  EXPECT_GE(files, 8 * 4 + 2 * 3);  // the ONNX fixtures and PipeDream profiles, on every cluster
+}
+
+// A corpus file's optional 'training' expands a forward-only ONNX file into
+// a training step, as --training does.
+TEST(Cli, PretrainCorpusFileExpandsForwardGraphsOnRequest) {
+  const std::string onnx = std::string(DEVPLACE_TESTDATA_DIR) + "/io/testdata/onnx/attention.onnx";
+  const std::string corpus = temp_file("cli_corpus.txt").string();
+  ASSERT_TRUE(devplace::write_text_file(corpus, "# one forward graph and its training step\n" + onnx + " k80x2 attention\n" + onnx + " k80x2 attention training\n").ok());
+  CliRun listed = devplace("pretrain --corpus " + corpus + " --list");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("attention.onnx (training step)"), std::string::npos) << listed.out;
+  const std::string policy = temp_file("cli_corpus.pt").string();
+  CliRun trained = devplace("pretrain --corpus " + corpus + " --updates 2 --policy-hidden 8 --out " + policy);
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  // Two problems, the forward graph and the training step.
+  EXPECT_NE(trained.out.find("attention.onnx on k80x2 "), std::string::npos) << trained.out;
+  EXPECT_NE(trained.out.find("attention.onnx (training step) on k80x2 "), std::string::npos) << trained.out;
+  ASSERT_TRUE(devplace::write_text_file(corpus, onnx + " k80x2 attention trainingX\n").ok());
+  CliRun bad = devplace("pretrain --corpus " + corpus + " --out " + policy);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find(corpus + ":1: expected 'GRAPH CLUSTER FAMILY [training]'"), std::string::npos) << bad.err;
+}
+
 struct BadCase {
   std::string args;
   std::string message;  // the whole stderr line after "devplace: "
@@ -339,9 +397,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"pretrain --corpus nosuch --out p.pt",
                 "--corpus: 'nosuch' is neither a built-in corpus (train, held-out, tiny) nor a file"},
         BadCase{"pretrain --corpus tiny", "--out FILE is required (the policy file to write)"},
-        BadCase{"pretrain --corpus " + data("bad_corpus.txt") + " --out p.pt", data("bad_corpus.txt") + ":2: expected 'GRAPH CLUSTER FAMILY'"},
+        BadCase{"pretrain --corpus " + data("bad_corpus.txt") + " --out p.pt", data("bad_corpus.txt") + ":2: expected 'GRAPH CLUSTER FAMILY [training]'"},
         BadCase{"pretrain --corpus " + data("bad_corpus_graph.txt") + " --out p.pt", "corpus problem 1 (zoo:nosuch on k80x2): ", true},
         BadCase{"pretrain --corpus tiny --out p.pt --updates 0", "--updates: expected an integer in [1, 100000000], got 0"},
+        BadCase{"pretrain --corpus tiny --out p.pt --encoder gnn", "--encoder: expected sequence or graph, got 'gnn'"},
+        BadCase{"pretrain --corpus tiny --out p.pt --graph-rounds 3", "--graph-rounds: only with --encoder graph"},
         BadCase{"pretrain --corpus tiny --out p.pt --resume /no/such.ckpt", "--resume: /no/such.ckpt: no such checkpoint file"},
         BadCase{place("rl --samples 1"), "--samples: expected at least 2 (samples are compared with each other), got '1'"},
         BadCase{place("rl --policy-hidden 0"), "--policy-hidden: expected a positive integer (at most 4096), got '0'"},

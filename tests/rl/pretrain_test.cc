@@ -17,6 +17,7 @@
 #include "group/grouping.h"
 #include "place/run_placer.h"
 #include "rl/features.h"
+#include "rl/graph_encoder.h"
 #include "rl/portable_policy.h"
 #include "rl/pretrain.h"
 #include "rl/rl_library.h"
@@ -70,9 +71,16 @@ TEST(PortableFeatures, SeeNeitherTheClusterSizeNorTheDeviceOrder) {
   }
 }
 
-TEST(PortablePolicy, OneNetworkPlacesClustersOfAnySizeAndItsTwoPassesAgree) {
+// Both encoders: the sequence one (0 rounds) and the graph one.
+class PortableEncoders : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(Encoders, PortableEncoders, ::testing::Values(0, 3),
+                         [](const ::testing::TestParamInfo<int>& info) { return info.param == 0 ? std::string("Sequence") : std::string("Graph"); });
+
+TEST_P(PortableEncoders, OneNetworkPlacesClustersOfAnySizeAndItsTwoPassesAgree) {
   torch::manual_seed(7);
-  PortableNet net(PortableOptions{});
+  PortableOptions options;
+  options.graph_rounds = GetParam();
+  PortableNet net(options);
   for (const char* preset : {"k80x2", "hetero", "v100x8"}) {
     Owned o(5, 16, preset);
     const Grouping grouping = Grouping::create(*o.problem);
@@ -141,6 +149,77 @@ TEST(PortablePolicy, FilesRoundTripAndBadFilesAreOneLineErrors) {
     EXPECT_NE(r.error().message().find(bad), std::string::npos) << r.error().message();
     EXPECT_EQ(r.error().message().find('\n'), std::string::npos);
   }
+}
+
+TEST_P(PortableEncoders, FilesKeepTheEncoder) {
+  torch::manual_seed(4);
+  PortableOptions options;
+  options.hidden = 8;
+  options.graph_rounds = GetParam();
+  PortableNet net(options);
+  const std::string path = temp("encoder_" + std::to_string(GetParam()) + ".pt");
+  ASSERT_TRUE(save_portable(path, net).ok());
+  Result<LoadedPortable> loaded = load_portable(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+  EXPECT_EQ(loaded.value().net->options().graph_rounds, GetParam());
+  Owned o(2, 20, "hetero");
+  const Grouping grouping = Grouping::create(*o.problem);
+  PortablePolicy a(net, portable_inputs(*o.problem, grouping)), b(loaded.value().net, portable_inputs(*o.problem, grouping));
+  torch::manual_seed(5);
+  const PolicySample first = a.sample(4, false, 0.0);
+  EXPECT_TRUE(torch::allclose(b.evaluate(first.actions).log_prob, first.log_prob, 1e-6, 1e-6));
+  // A checkpoint's settings say which encoder it holds (the sequence one as before the graph one existed).
+  EXPECT_EQ(a.fixed_settings().find(";graph=") != std::string::npos, GetParam() > 0) << a.fixed_settings();
+
+  // The other encoder's weights under this file's settings: refused.
+  const std::string other = temp("encoder_other.pt");
+  {
+    PortableOptions flipped = options;
+    flipped.graph_rounds = GetParam() == 0 ? 2 : 0;
+    PortableNet wrong_net(flipped);
+    torch::serialize::OutputArchive archive, net_archive;
+    archive.write("devplace_policy", torch::tensor({int64_t{1}, int64_t{8}, int64_t{32}, int64_t{GetParam()}}, torch::kLong));
+    archive.write("settings", torch::tensor({2.0, 5.0, 3.0}, torch::kDouble));
+    archive.write("updates", torch::tensor({int64_t{0}}, torch::kLong));
+    wrong_net->save(net_archive);
+    archive.write("net", net_archive);
+    archive.save_to(other);
+  }
+  Result<LoadedPortable> wrong = load_portable(other);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().message().rfind(other + ": a damaged policy file", 0), 0u) << wrong.error().message();
+}
+
+// The graph encoder's edges: a group's sources are the groups it exchanges
+// bytes with before it, and a source's readers share its successor weight.
+TEST(GraphEncoder, EdgesMirrorThePlacedNeighboursAndEachSourceSharesOne) {
+  Owned o(6, 30, "k80x4");
+  const Grouping grouping = Grouping::create(*o.problem);
+  const PlacedNeighbours nb = placed_neighbours(*o.problem, grouping);
+  const GraphEdges edges = graph_edges(nb, grouping.num_groups());
+  ASSERT_EQ(edges.reader.size(0), static_cast<int64_t>(nb.index.size()));
+  ASSERT_GT(edges.reader.size(0), 0);
+  const auto reader = edges.reader.accessor<int64_t, 1>();
+  const auto source = edges.source.accessor<int64_t, 1>();
+  std::map<int64_t, double> share;
+  for (int64_t e = 0; e < edges.reader.size(0); ++e) {
+    EXPECT_LT(source[e], reader[e]);  // placed before it
+    share[source[e]] += edges.successor_weight[e][0].item<double>();
+  }
+  for (const auto& [s, total] : share) EXPECT_NEAR(total, 1.0, 1e-5) << "group " << s;
+
+  // A change to one group's features reaches its neighbours' states in one
+  // round, and nothing else changes but through the graph's mean.
+  torch::manual_seed(1);
+  GraphEncoder one_round(4, 6, 1);
+  const int64_t g = grouping.num_groups();
+  torch::Tensor x = torch::rand({g, 4});
+  const torch::Tensor before = one_round->forward(x, edges);
+  const int64_t changed = source[0];
+  x[changed] += 1.0;
+  const torch::Tensor after = one_round->forward(x, edges);
+  EXPECT_FALSE(torch::allclose(before[reader[0]], after[reader[0]]));
+  EXPECT_FALSE(torch::allclose(before[changed], after[changed]));
 }
 
 std::map<std::string, std::vector<double>> mean_by_problem(const std::string& log) {
