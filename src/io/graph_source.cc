@@ -2,6 +2,7 @@
 // Graph source resolution: zoo specs, and files by format detection.
 #include "io/graph_source.h"
 
+#include <filesystem>
 #include <fstream>
 
 #include "io/importer.h"
@@ -47,7 +48,16 @@ Result<Graph> load_graph(const std::string& spec, const GraphLoadOptions& option
     if (!options.costs_file.empty()) return invalid_input("--tf-costs: " + spec + ": zoo models take no costs file (it applies to TensorFlow GraphDefs)");
     return build_zoo_model(std::string_view(spec).substr(4));
   }
-  DEVPLACE_ASSIGN_OR_RETURN(Graph g, read_graph_file(spec, options.input_shapes, options.costs_file));
+  // PipeDream's profiler writes a directory per model, its profile in graph.txt.
+  std::string path = spec;
+  std::error_code ec;
+  if (std::filesystem::is_directory(spec, ec)) {
+    const std::filesystem::path profile = std::filesystem::path(spec) / "graph.txt";
+    if (!std::filesystem::is_regular_file(profile, ec))
+      return invalid_input(spec + ": a directory, and not a PipeDream profile's (no graph.txt in it); give a graph file");
+    path = profile.string();
+  }
+  DEVPLACE_ASSIGN_OR_RETURN(Graph g, read_graph_file(path, options.input_shapes, options.costs_file));
   if (!options.training) return g;
   TrainingOptions t;
   t.optimizer = options.optimizer;

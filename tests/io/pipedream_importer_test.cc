@@ -107,6 +107,20 @@ bool is_data_input(const FileNode& n) { return n.description.rfind("Input", 0) =
 
 class ShippedProfile : public ::testing::TestWithParam<std::string> {};
 
+// PipeDream's profiler writes a directory per model: load_graph takes it.
+TEST(PipeDreamProfile, ADirectoryWithGraphTxtLoadsAsItsProfile) {
+  Result<Graph> by_dir = load_graph(kDataDir + "vgg16", GraphLoadOptions{});
+  ASSERT_TRUE(by_dir.ok()) << by_dir.error().message();
+  Result<Graph> by_file = load_graph(kDataDir + "vgg16/graph.txt", GraphLoadOptions{});
+  ASSERT_TRUE(by_file.ok());
+  EXPECT_EQ(by_dir.value().num_ops(), by_file.value().num_ops());
+  const std::string empty = testing::temp_file("pipedream_empty_dir").string();
+  std::filesystem::create_directories(empty);
+  Result<Graph> none = load_graph(empty, GraphLoadOptions{});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message(), empty + ": a directory, and not a PipeDream profile's (no graph.txt in it); give a graph file");
+}
+
 TEST_P(ShippedProfile, ImportsWithTheFileFigures) {
   const std::string path = kDataDir + GetParam() + "/graph.txt";
   const FileProfile file = read_file_profile(path);
