@@ -14,10 +14,13 @@ inline float exp_inline(float x) {
   x = x < -87.0f ? -87.0f : x;
   x = x > 88.0f ? 88.0f : x;
   // n = round(x log2 e) by the 1.5 * 2^23 trick (rint would not
-  // vectorise on plain SSE2); r = x - n ln2, with ln2 split in two so
-  // that n * ln2_hi is exact.
-  const float shifter = 12582912.0f;
-  const float n = (x * 1.44269504088896341f + shifter) - shifter;
+  // vectorise on plain SSE2): t's low mantissa bits hold n, read from its
+  // bits rather than by a float-to-int cast (no undefined behaviour for a
+  // NaN, which stays NaN through p). r = x - n ln2, with ln2 split in two
+  // so that n * ln2_hi is exact.
+  const float shifter = 12582912.0f;  // bits 0x4b400000
+  const float t = x * 1.44269504088896341f + shifter;
+  const float n = t - shifter;
   const float r = (x - n * 0.693145751953125f) - n * 1.42860682030941723e-6f;
   float p = 1.0f / 5040.0f;
   p = p * r + 1.0f / 720.0f;
@@ -27,7 +30,9 @@ inline float exp_inline(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) * (1 << 23);
+  uint32_t t_bits;
+  std::memcpy(&t_bits, &t, sizeof t_bits);
+  const uint32_t bits = (t_bits - 0x4b400000u + 127u) << 23;  // 2^n
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
   return p * scale;

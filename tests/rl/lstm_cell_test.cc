@@ -26,6 +26,10 @@ TEST(LstmCell, ExpIsWithinTwoUlpOverItsRange) {
   EXPECT_GT(exp_approx(1000.0f), 1e38f);
   EXPECT_GE(exp_approx(-1000.0f), 0.0f);
   EXPECT_LT(exp_approx(-1000.0f), 1e-37f);
+  // A NaN stays a NaN (a diverged network shows as one, not as a number).
+  EXPECT_TRUE(std::isnan(exp_approx(NAN)));
+  EXPECT_TRUE(std::isnan(sigmoid_approx(NAN)));
+  EXPECT_TRUE(std::isnan(tanh_approx(NAN)));
 }
 
 TEST(LstmCell, SigmoidAndTanhAreAsCloseAsLibm) {
