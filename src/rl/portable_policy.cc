@@ -116,8 +116,9 @@ torch::Tensor PortableNetImpl::pointer_logits(const torch::Tensor& state_context
   const torch::Tensor query = query_->forward(state_context).unsqueeze(-2);                          // [..., 1, A]
   const torch::Tensor raw = score_->forward(torch::tanh(query + key_->forward(pair))).squeeze(-1);  // [..., D]
   const torch::Tensor histogram = pair.select(-1, kPairFeatures);
-  return static_cast<float>(options_.logit_clip) * torch::tanh(raw * static_cast<float>(1.0 / options_.temperature)) +
-         static_cast<float>(options_.affinity) * histogram;
+  const torch::Tensor logits = static_cast<float>(options_.logit_clip) * torch::tanh(raw * static_cast<float>(1.0 / options_.temperature)) +
+                               static_cast<float>(options_.affinity) * histogram;
+  return logit_temperature_ == 1.0 ? logits : logits * static_cast<float>(1.0 / logit_temperature_);
 }
 
 PortableNetImpl::Encoded PortableNetImpl::encode(const PortableInputs& in) {
@@ -204,7 +205,8 @@ PolicySample PortablePolicy::evaluate(const torch::Tensor& actions) {
 std::string PortablePolicy::fixed_settings() const {
   const PortableOptions& o = net_->options();
   return "portable;hidden=" + std::to_string(o.hidden) + ";scorer=" + std::to_string(o.scorer) +
-         ";affinity=" + std::to_string(o.affinity) + (o.graph_rounds > 0 ? ";graph=" + std::to_string(o.graph_rounds) : "");
+         ";affinity=" + std::to_string(o.affinity) + (o.graph_rounds > 0 ? ";graph=" + std::to_string(o.graph_rounds) : "") +
+         (net_->logit_temperature() != 1.0 ? ";logit_temperature=" + std::to_string(net_->logit_temperature()) : "");
 }
 
 torch::Tensor PortableNetImpl::choose(const PortableInputs& in, const torch::Tensor& enc, const torch::Tensor& keys,

@@ -84,6 +84,11 @@ class PortableNetImpl : public torch::nn::Module {
   // needs, at half the cost of forward()).
   torch::Tensor decode(const PortableInputs& inputs, int64_t k, int64_t greedy_rows);
   const PortableOptions& options() const { return options_; }
+  // Divides the logits by T when sampling and scoring (T > 1: flatter):
+  // rl --init-temperature, to fine-tune from a pretrained policy whose
+  // decisions are nearly certain. Not stored in policy files.
+  void set_logit_temperature(double t) { logit_temperature_ = t; }
+  double logit_temperature() const { return logit_temperature_; }
 
  private:
   struct Encoded {
@@ -100,6 +105,7 @@ class PortableNetImpl : public torch::nn::Module {
                        const torch::Tensor& encoder_gates, const torch::Tensor& offset, int64_t k, int64_t greedy_rows);
 
   PortableOptions options_;
+  double logit_temperature_ = 1.0;
   torch::nn::Linear embed_{nullptr};
   torch::Tensor enc_w_ih_[2], enc_w_hh_[2], enc_bias_[2];  // the sequence encoder
   GraphEncoder graph_{nullptr};                            // or the graph encoder

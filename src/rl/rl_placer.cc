@@ -32,6 +32,7 @@ class RlPlacer : public Placer {
     if (!training_.init_path.empty()) {
       DEVPLACE_ASSIGN_OR_RETURN(const std::string path, resolve_policy_path(training_.init_path, "--init"));
       DEVPLACE_ASSIGN_OR_RETURN(LoadedPortable loaded, load_portable(path));
+      loaded.net->set_logit_temperature(training_.init_temperature);
       policy = std::make_unique<PortablePolicy>(loaded.net, portable_inputs(ctx.problem, grouping));
     } else {
       policy = fresh_policy(ctx, grouping);

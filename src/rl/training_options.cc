@@ -100,6 +100,9 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
       {"init", "FILE",
        "rl: start from a pretrained policy (a `devplace pretrain` file, or 'pretrained' for the shipped one) instead of "
        "a random one (renames the method pretrained>rl)"},
+      {"init-temperature", "T",
+       "rl --init: divide the pretrained policy's logits by T while fine-tuning (default 1; above 1 it explores more "
+       "from a start it is nearly certain of)"},
       {"distributed", "", "train a learned method over MPI (under mpirun): rank 0 holds the policy, the others sample"},
       {"sync", "", "with --distributed: average one gradient from every controller per update (repeatable)"},
   };
@@ -197,6 +200,13 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
         return invalid_input(std::string("--init and --") + fixed + " do not go together: the pretrained network fixes its own shape and start");
     }
     training.init_path = *text;
+  }
+  if (options.count("init-temperature")) {
+    if (training.init_path.empty()) return invalid_input("--init-temperature needs --init");
+    double t = -1;
+    DEVPLACE_RETURN_IF_ERROR(weight_option(options, "init-temperature", t));
+    if (t < 0.1) return invalid_input("--init-temperature: expected a number in [0.1, 100], got '" + *get(options, "init-temperature") + "'");
+    training.init_temperature = t;
   }
   const bool distributed = options.count("distributed") > 0;
   if (options.count("sync") && !distributed) return invalid_input("--sync needs --distributed");

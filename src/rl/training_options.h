@@ -70,6 +70,7 @@ struct TrainingRunOptions {
   // rl: start from a pretrained portable policy (portable_policy.h): a
   // policy file, or "pretrained" for the shipped one. "": a fresh seq2seq.
   std::string init_path;
+  double init_temperature = 1.0;   // --init-temperature: the pretrained logits divided by it while fine-tuning
   // pretrained: the policy file it places with; "" or "pretrained": the shipped one.
   std::string policy_path;
 };

@@ -344,6 +344,28 @@ TEST(Pretrained, InitStartsRlFromThePolicyFile) {
   EXPECT_FALSE(run_placer("rl", *o.problem, sim, run).ok());
   run.method_options = {{"init", path}};
   EXPECT_FALSE(run_placer("hierarchical", *o.problem, sim, run).ok());
+  run.method_options = {{"init", path}, {"init-temperature", "3"}};
+  Result<PlacerRun> hot = run_placer("rl", *o.problem, sim, run);
+  ASSERT_TRUE(hot.ok()) << hot.error().message();
+  EXPECT_EQ(hot.value().method, "pretrained>rl");
+}
+
+// --init-temperature divides the logits: the same weights, flatter
+// decisions, the same greedy placement.
+TEST(Pretrained, LogitTemperatureFlattensWithoutChangingTheGreedyChoice) {
+  torch::manual_seed(8);
+  PortableNet net(PortableOptions{});
+  Owned o(17, 24, "k80x4");
+  const Grouping grouping = Grouping::create(*o.problem);
+  PortablePolicy policy(net, portable_inputs(*o.problem, grouping));
+  const PolicySample cold = policy.sample(1, /*greedy=*/true, 0.0);
+  const double cold_entropy = policy.evaluate(cold.actions).entropy.mean().item<double>();
+  const std::string cold_settings = policy.fixed_settings();
+  net->set_logit_temperature(3.0);
+  const PolicySample hot = policy.sample(1, /*greedy=*/true, 0.0);
+  EXPECT_TRUE(torch::equal(hot.devices, cold.devices));
+  EXPECT_GT(policy.evaluate(hot.actions).entropy.mean().item<double>(), cold_entropy);
+  EXPECT_NE(policy.fixed_settings(), cold_settings);  // a checkpoint says it was fine-tuned hot
 }
 
 }  // namespace
