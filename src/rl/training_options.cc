@@ -101,8 +101,8 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
        "rl: start from a pretrained policy (a `devplace pretrain` file, or 'pretrained' for the shipped one) instead of "
        "a random one (renames the method pretrained>rl)"},
       {"init-temperature", "T",
-       "rl --init: divide the pretrained policy's logits by T while fine-tuning (default 1; above 1 it explores more "
-       "from a start it is nearly certain of)"},
+       "rl --init: divide the pretrained policy's logits by T while fine-tuning (default 2: it explores from a start "
+       "it is nearly certain of; 1: as pretrained)"},
       {"distributed", "", "train a learned method over MPI (under mpirun): rank 0 holds the policy, the others sample"},
       {"sync", "", "with --distributed: average one gradient from every controller per update (repeatable)"},
   };
