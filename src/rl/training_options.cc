@@ -201,11 +201,12 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
     }
     training.init_path = *text;
   }
-  if (options.count("init-temperature")) {
+  if (auto text = get(options, "init-temperature")) {
     if (training.init_path.empty()) return invalid_input("--init-temperature needs --init");
     double t = -1;
-    DEVPLACE_RETURN_IF_ERROR(weight_option(options, "init-temperature", t));
-    if (t < 0.1) return invalid_input("--init-temperature: expected a number in [0.1, 100], got '" + *get(options, "init-temperature") + "'");
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), t);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(t) || t < 0.1 || t > 100)
+      return invalid_input("--init-temperature: expected a number in [0.1, 100], got '" + *text + "'");
     training.init_temperature = t;
   }
   const bool distributed = options.count("distributed") > 0;

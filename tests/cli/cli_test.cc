@@ -392,6 +392,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{place("rl --init /no/such/policy.pt"), "--init: /no/such/policy.pt: no such policy file"},
         BadCase{place("rl --init-temperature 2"), "--init-temperature needs --init"},
         BadCase{place("rl --init pretrained --init-temperature 0.01"), "--init-temperature: expected a number in [0.1, 100], got '0.01'"},
+        BadCase{place("rl --init pretrained --init-temperature hot"), "--init-temperature: expected a number in [0.1, 100], got 'hot'"},
         BadCase{place("rl --init pretrained --policy-hidden 8"),
                 "--init and --policy-hidden do not go together: the pretrained network fixes its own shape and start"},
         BadCase{place("pretrained --policy /no/such/policy.pt"), "--policy: /no/such/policy.pt: no such policy file"},
