@@ -42,6 +42,18 @@ struct Owned {
 
 std::string temp(const std::string& name) { return testing::temp_file(name).string(); }
 
+// A policy file written by hand: `meta` ([version, hidden, scorer(,
+// graph rounds)]) need not match the weights of `net`.
+void write_policy_file(const std::string& path, const std::vector<int64_t>& meta, PortableNet net) {
+  torch::serialize::OutputArchive archive, net_archive;
+  archive.write("devplace_policy", torch::tensor(meta, torch::kLong));
+  archive.write("settings", torch::tensor({2.0, 5.0, 3.0}, torch::kDouble));
+  archive.write("updates", torch::tensor({int64_t{0}}, torch::kLong));
+  net->save(net_archive);
+  archive.write("net", net_archive);
+  archive.save_to(path);
+}
+
 TEST(PortableFeatures, SeeNeitherTheClusterSizeNorTheDeviceOrder) {
   Owned two(3, 14, "k80x2"), four(3, 14, "k80x4");
   GroupingOptions fixed;
@@ -127,15 +139,7 @@ TEST(PortablePolicy, FilesRoundTripAndBadFilesAreOneLineErrors) {
 
   // Settings that do not match the weights (hidden 32, weights of 16).
   const std::string mismatched = temp("mismatched.pt");
-  {
-    torch::serialize::OutputArchive archive, net_archive;
-    archive.write("devplace_policy", torch::tensor({int64_t{1}, int64_t{32}, int64_t{32}}, torch::kLong));
-    archive.write("settings", torch::tensor({2.0, 5.0, 3.0}, torch::kDouble));
-    archive.write("updates", torch::tensor({int64_t{0}}, torch::kLong));
-    net->save(net_archive);
-    archive.write("net", net_archive);
-    archive.save_to(mismatched);
-  }
+  write_policy_file(mismatched, {1, 32, 32}, net);
   Result<LoadedPortable> wrong = load_portable(mismatched);
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.error().message(), mismatched + ": a damaged policy file (a weight has the wrong shape for its settings)");
@@ -173,18 +177,9 @@ TEST_P(PortableEncoders, FilesKeepTheEncoder) {
 
   // The other encoder's weights under this file's settings: refused.
   const std::string other = temp("encoder_other.pt");
-  {
-    PortableOptions flipped = options;
-    flipped.graph_rounds = GetParam() == 0 ? 2 : 0;
-    PortableNet wrong_net(flipped);
-    torch::serialize::OutputArchive archive, net_archive;
-    archive.write("devplace_policy", torch::tensor({int64_t{1}, int64_t{8}, int64_t{32}, int64_t{GetParam()}}, torch::kLong));
-    archive.write("settings", torch::tensor({2.0, 5.0, 3.0}, torch::kDouble));
-    archive.write("updates", torch::tensor({int64_t{0}}, torch::kLong));
-    wrong_net->save(net_archive);
-    archive.write("net", net_archive);
-    archive.save_to(other);
-  }
+  PortableOptions flipped = options;
+  flipped.graph_rounds = GetParam() == 0 ? 2 : 0;
+  write_policy_file(other, {1, 8, 32, GetParam()}, PortableNet(flipped));
   Result<LoadedPortable> wrong = load_portable(other);
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.error().message().rfind(other + ": a damaged policy file", 0), 0u) << wrong.error().message();
