@@ -25,7 +25,7 @@ const CommandSpec kSpec = {
     "devplace pretrain --out FILE [--corpus train|held-out|tiny|FILE] [--updates N] [--samples K] [--epochs N]\n"
     "       [--learning-rate X] [--entropy-weight X] [--entropy-half-life N] [--policy-hidden N]\n"
     "       [--encoder sequence|graph] [--graph-rounds N] [--seed N]"
-    " [--threads N] [--checkpoint FILE] [--checkpoint-every N] [--resume FILE] [--training-log FILE] [--distributed] [--list]",
+    " [--threads N] [--checkpoint FILE] [--checkpoint-every N] [--resume FILE] [--average-from N] [--training-log FILE] [--distributed] [--list]",
     "Trains one portable placement policy over a corpus of graphs and clusters and writes it to FILE, for\n"
     "--method pretrained (place a new graph at once) and --method rl --init FILE (fine-tune). Each update\n"
     "samples K placements of the corpus's next problem, simulates them and takes PPO-style steps on\n"
@@ -53,6 +53,7 @@ const CommandSpec kSpec = {
      {"checkpoint", "FILE", "write a checkpoint (the policy with its optimizer) every --checkpoint-every updates", false, true},
      {"checkpoint-every", "N", "updates between checkpoints (default 50)"},
      {"resume", "FILE", "continue from a checkpoint"},
+     {"average-from", "N", "write the mean of the weights after each update past N (weight averaging; training unchanged)"},
      {"training-log", "FILE", "write the training log (CSV, one row per update)", false, true},
      {"distributed", "", "under mpirun -np N: N ranks each train on their own problem per update and average gradients"},
      {"list", "", "print the corpus (graph, cluster, family) and exit"}}};
@@ -115,6 +116,9 @@ Status run_pretrain(const ArgList& argv) {
   options.seed = static_cast<uint64_t>(seed);
   DEVPLACE_ASSIGN_OR_RETURN(const int64_t threads, bounded_int(args, "threads", 1, 1, 1024));
   options.threads = static_cast<int>(threads);
+  if (args.get("average-from")) {
+    DEVPLACE_ASSIGN_OR_RETURN(options.average_from, bounded_int(args, "average-from", 0, 0, options.updates - 1));
+  }
   DEVPLACE_ASSIGN_OR_RETURN(options.checkpoint_every, bounded_int(args, "checkpoint-every", options.checkpoint_every, 1, 100'000'000));
   DEVPLACE_ASSIGN_OR_RETURN(options.learning_rate, positive_double(args, "learning-rate", options.learning_rate, false));
   DEVPLACE_ASSIGN_OR_RETURN(options.entropy_weight, positive_double(args, "entropy-weight", options.entropy_weight, true));
@@ -167,7 +171,9 @@ Status run_pretrain(const ArgList& argv) {
   }
   std::cout << "geometric mean best/fast: " << (counted > 0 ? format_ratio(std::exp(log_sum / counted)) : std::string("-")) << " over "
             << counted << " problems; " << summary.updates << " updates in all, " << summary.evaluations << " evaluations and "
-            << format_seconds(summary.seconds) << " in this run; policy written to " << options.out << '\n';
+            << format_seconds(summary.seconds) << " in this run; policy written to " << options.out
+            << (summary.averaged > 0 ? " (the mean of the weights after each of the last " + std::to_string(summary.averaged) + " updates)" : std::string())
+            << '\n';
   return Status::ok_status();
 }
 

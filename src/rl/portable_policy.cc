@@ -244,7 +244,8 @@ torch::Tensor PortableNetImpl::choose(const PortableInputs& in, const torch::Ten
   return devices;
 }
 
-Status save_portable(const std::string& path, PortableNet& net, torch::optim::Optimizer* optimizer, int64_t updates) {
+Status save_portable(const std::string& path, PortableNet& net, torch::optim::Optimizer* optimizer, int64_t updates,
+                     const WeightAverage* average) {
   try {
     const PortableOptions& o = net->options();
     torch::serialize::OutputArchive archive;
@@ -258,6 +259,12 @@ Status save_portable(const std::string& path, PortableNet& net, torch::optim::Op
       torch::serialize::OutputArchive optimizer_archive;
       optimizer->save(optimizer_archive);
       archive.write("optimizer", optimizer_archive);
+    }
+    if (average != nullptr && !average->weights.empty()) {
+      torch::serialize::OutputArchive average_archive;
+      average_archive.write("from", torch::tensor({average->from}, torch::kLong));
+      for (size_t i = 0; i < average->weights.size(); ++i) average_archive.write(std::to_string(i), average->weights[i]);
+      archive.write("average", average_archive);
     }
     save_archive_atomically(archive, path);
   } catch (const std::exception& e) {
@@ -313,6 +320,22 @@ Result<LoadedPortable> load_portable(const std::string& path) {
     loaded.updates = updates.item<int64_t>();
     torch::serialize::InputArchive optimizer_archive;
     loaded.has_optimizer = archive.try_read("optimizer", optimizer_archive);
+    torch::serialize::InputArchive average_archive;
+    if (archive.try_read("average", average_archive)) {
+      torch::Tensor from;
+      average_archive.read("from", from);
+      if (from.scalar_type() != torch::kLong || from.numel() != 1 || from.item<int64_t>() < 0 || from.item<int64_t>() >= loaded.updates)
+        return invalid_input(path + ": a damaged checkpoint (its weight average's start is out of range)");
+      loaded.has_average = true;
+      loaded.average.from = from.item<int64_t>();
+      for (size_t i = 0; i < params.size(); ++i) {
+        torch::Tensor w;
+        average_archive.read(std::to_string(i), w);
+        if (w.sizes() != params[i].sizes() || w.scalar_type() != torch::kFloat || !torch::isfinite(w).all().item<bool>())
+          return invalid_input(path + ": a damaged checkpoint (a weight average has the wrong shape or is not finite)");
+        loaded.average.weights.push_back(w);
+      }
+    }
     for (const torch::Tensor& p : loaded.net->parameters()) {
       if (!torch::isfinite(p).all().item<bool>()) return invalid_input(path + ": a damaged policy file (a weight is not finite)");
     }

@@ -138,12 +138,20 @@ class PortablePolicy : public PlacementPolicy {
 // A policy file (`devplace pretrain --out`): the network's options and
 // weights, written atomically. With an optimizer and an update count it is
 // also pretraining's checkpoint. Errors name the file.
+// A checkpoint may also hold a running average of the weights (pretrain
+// --average-from): the mean of the weights after each update since `from`.
+struct WeightAverage {
+  int64_t from = 0;                    // averaging began after this many updates
+  std::vector<torch::Tensor> weights;  // one per net->parameters(); empty: none yet
+};
 Status save_portable(const std::string& path, PortableNet& net, torch::optim::Optimizer* optimizer = nullptr,
-                     int64_t updates = 0);
+                     int64_t updates = 0, const WeightAverage* average = nullptr);
 struct LoadedPortable {
   PortableNet net{nullptr};
   int64_t updates = 0;
   bool has_optimizer = false;
+  bool has_average = false;
+  WeightAverage average;  // when has_average
 };
 // Reads a policy file; load_portable_optimizer then reads the optimizer
 // state of a checkpoint into an optimizer over the loaded net's parameters.

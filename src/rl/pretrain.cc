@@ -116,6 +116,8 @@ Result<PretrainSummary> pretrain(const std::vector<PretrainProblem>& corpus, con
   PortableNet net{nullptr};
   int64_t done = 0;
   bool resumed = false;
+  WeightAverage average;
+  average.from = options.average_from;
   if (!options.resume.empty()) {
     DEVPLACE_ASSIGN_OR_RETURN(LoadedPortable loaded, load_portable(options.resume));
     if (!loaded.has_optimizer)
@@ -123,6 +125,14 @@ Result<PretrainSummary> pretrain(const std::vector<PretrainProblem>& corpus, con
     net = loaded.net;
     done = loaded.updates;
     resumed = true;
+    // The average must cover the same updates as an uninterrupted run's.
+    if (loaded.has_average && loaded.average.from != options.average_from)
+      return invalid_input(options.resume + ": the checkpoint averages the weights after update " + std::to_string(loaded.average.from) +
+                           "; resume with --average-from " + std::to_string(loaded.average.from));
+    if (!loaded.has_average && options.average_from >= 0 && done > options.average_from)
+      return invalid_input(options.resume + ": the checkpoint, at update " + std::to_string(done) + ", holds no weight average from update " +
+                           std::to_string(options.average_from) + "; --average-from must be at least " + std::to_string(done));
+    if (loaded.has_average) average = loaded.average;
   } else {
     torch::manual_seed(options.seed & 0x7fffffffffffffffULL);
     PortableOptions po;
@@ -173,7 +183,7 @@ Result<PretrainSummary> pretrain(const std::vector<PretrainProblem>& corpus, con
   const int64_t first = done;
   auto write_checkpoint = [&](int64_t updates) -> Status {
     if (options.checkpoint.empty()) return Status::ok_status();
-    return save_portable(options.checkpoint, net, &optimizer, updates);
+    return save_portable(options.checkpoint, net, &optimizer, updates, &average);
   };
   for (int64_t it = first; it < options.updates; ++it) {
     if (ranks == 1 && interrupt_requested()) break;
@@ -216,6 +226,17 @@ Result<PretrainSummary> pretrain(const std::vector<PretrainProblem>& corpus, con
     bar.update(it + 1, static_cast<double>(it + 1) / static_cast<double>(options.updates),
                "mean/fast " + fixed(stats.mean_valid_time_s / e.reference_s, 3) + ", entropy " + fixed(entropy, 3));
     done = it + 1;
+    if (options.average_from >= 0 && done > options.average_from) {
+      // The running mean of the weights after updates average_from+1 .. done.
+      torch::NoGradGuard no_grad;
+      const std::vector<torch::Tensor> params = net->parameters();
+      if (average.weights.empty()) {
+        for (const torch::Tensor& p : params) average.weights.push_back(p.detach().clone());
+      } else {
+        const double n = static_cast<double>(done - options.average_from);
+        for (size_t i = 0; i < params.size(); ++i) average.weights[i].add_(params[i].detach() - average.weights[i], 1.0 / n);
+      }
+    }
     if (leader && options.checkpoint_every > 0 && done % options.checkpoint_every == 0) DEVPLACE_RETURN_IF_ERROR(write_checkpoint(done));
     // Every rank stops after the same update when one was interrupted.
     if (ranks > 1) {
@@ -228,6 +249,14 @@ Result<PretrainSummary> pretrain(const std::vector<PretrainProblem>& corpus, con
   summary.updates = done;
   if (!leader) return summary;
   DEVPLACE_RETURN_IF_ERROR(write_checkpoint(done));
+  if (!average.weights.empty()) {
+    // Training is over: the net takes the averaged weights, which are what
+    // is written and what the summary below measures.
+    torch::NoGradGuard no_grad;
+    const std::vector<torch::Tensor> params = net->parameters();
+    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(average.weights[i]);
+    summary.averaged = done - average.from;
+  }
   if (!options.out.empty()) DEVPLACE_RETURN_IF_ERROR(save_portable(options.out, net, nullptr, done));
 
   // What the policy learned: its greedy placement and the best of K samples of each problem.

@@ -37,6 +37,10 @@ struct PretrainOptions {
   std::string checkpoint;          // written every checkpoint_every updates ("" for none)
   int64_t checkpoint_every = 50;
   std::string resume;              // continue from this checkpoint ("" to start afresh)
+  // >= 0: the policy written at the end is the mean of the weights after
+  // each update past this many (Polyak / stochastic weight averaging); the
+  // training itself is unchanged. Checkpoints carry the running mean.
+  int64_t average_from = -1;
   std::string log;                 // CSV, one row per update ("" for none)
   bool progress = false;
   // Under mpirun with MPI started (rl_library.h, start_mpi): every rank
@@ -59,6 +63,7 @@ struct PretrainSummaryRow {
 struct PretrainSummary {
   int64_t updates = 0;       // in all, those before a resume included
   int64_t evaluations = 0;   // in this run
+  int64_t averaged = 0;      // updates whose weights the written policy averages (0: the last weights)
   double seconds = 0;        // this run's wall time
   std::vector<PretrainSummaryRow> rows;
 };

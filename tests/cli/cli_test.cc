@@ -406,6 +406,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"pretrain --corpus tiny --out p.pt --encoder gnn", "--encoder: expected sequence or graph, got 'gnn'"},
         BadCase{"pretrain --corpus tiny --out p.pt --graph-rounds 3", "--graph-rounds: only with --encoder graph"},
         BadCase{"pretrain --corpus tiny --out p.pt --resume /no/such.ckpt", "--resume: /no/such.ckpt: no such checkpoint file"},
+        BadCase{"pretrain --corpus tiny --out p.pt --updates 10 --average-from 10", "--average-from: expected an integer in [0, 9], got 10"},
         BadCase{place("rl --samples 1"), "--samples: expected at least 2 (samples are compared with each other), got '1'"},
         BadCase{place("rl --policy-hidden 0"), "--policy-hidden: expected a positive integer (at most 4096), got '0'"},
         BadCase{place("hierarchical --attention dot"), "--attention: expected 'additive' or 'multiplicative', got 'dot'"},

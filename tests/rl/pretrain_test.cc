@@ -295,6 +295,84 @@ TEST(Pretrain, LearnsOnASmallCorpusAndResumesExactly) {
   EXPECT_NE(refused.error().message().find("not a pretraining checkpoint"), std::string::npos);
 }
 
+// --average-from: the written policy is the mean of the weights after each
+// update past N, the training is the same, and a resume keeps the mean.
+TEST(Pretrain, AveragesTheWeightsOfTheLastUpdatesAndResumesTheAverage) {
+  Owned a(21, 14, "k80x2");
+  const std::vector<PretrainProblem> corpus = {{"a on k80x2", "tiny", a.problem.get()}};
+  PretrainOptions options;
+  options.hidden = 8;
+  options.seed = 3;
+  auto weights = [](const std::string& path) { return load_portable(path).value().net->parameters(); };
+  // The weights after 4, 5 and 6 updates of the plain run.
+  std::vector<std::vector<torch::Tensor>> after;
+  for (int64_t n = 4; n <= 6; ++n) {
+    PretrainOptions plain = options;
+    plain.updates = n;
+    plain.out = temp("plain" + std::to_string(n) + ".pt");
+    ASSERT_TRUE(pretrain(corpus, plain).ok());
+    after.push_back(weights(plain.out));
+  }
+  PretrainOptions averaged = options;
+  averaged.updates = 6;
+  averaged.average_from = 3;
+  averaged.out = temp("averaged.pt");
+  averaged.checkpoint = temp("averaged.ckpt");
+  Result<PretrainSummary> run = pretrain(corpus, averaged);
+  ASSERT_TRUE(run.ok()) << run.error().message();
+  EXPECT_EQ(run.value().averaged, 3);
+  const std::vector<torch::Tensor> mean = weights(averaged.out);
+  ASSERT_EQ(mean.size(), after[0].size());
+  bool moved = false;
+  for (size_t i = 0; i < mean.size(); ++i) {
+    const torch::Tensor expected = (after[0][i] + after[1][i] + after[2][i]) / 3;
+    EXPECT_TRUE(torch::allclose(mean[i], expected, 1e-5, 1e-6)) << "parameter " << i;
+    moved = moved || !torch::equal(after[0][i], after[2][i]);
+  }
+  EXPECT_TRUE(moved);  // the updates changed the weights, so the mean is not trivially the last
+  // The checkpoint holds the live weights (those after 6 updates), not the mean.
+  const std::vector<torch::Tensor> live = weights(averaged.checkpoint);
+  for (size_t i = 0; i < live.size(); ++i) EXPECT_TRUE(torch::equal(live[i], after[2][i])) << "parameter " << i;
+
+  // Stopped after 5 and resumed to 6, it writes the same mean.
+  PretrainOptions part = averaged;
+  part.updates = 5;
+  part.out = temp("averaged5.pt");
+  part.checkpoint = temp("averaged5.ckpt");
+  ASSERT_TRUE(pretrain(corpus, part).ok());
+  PretrainOptions rest = averaged;
+  rest.resume = part.checkpoint;
+  rest.out = temp("averaged_resumed.pt");
+  rest.checkpoint = "";
+  ASSERT_TRUE(pretrain(corpus, rest).ok());
+  const std::vector<torch::Tensor> resumed = weights(rest.out);
+  for (size_t i = 0; i < resumed.size(); ++i) EXPECT_TRUE(torch::equal(resumed[i], mean[i])) << "parameter " << i;
+  // A resume must average over the same updates.
+  rest.average_from = 4;
+  Result<PretrainSummary> other = pretrain(corpus, rest);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.error().message().find("resume with --average-from 3"), std::string::npos) << other.error().message();
+  rest.average_from = -1;
+  EXPECT_FALSE(pretrain(corpus, rest).ok());
+  // A checkpoint taken before averaging began resumes into it; one taken after it began, without a mean, does not.
+  PretrainOptions early = options;
+  early.updates = 2;
+  early.out = temp("early.pt");
+  early.checkpoint = temp("early.ckpt");
+  ASSERT_TRUE(pretrain(corpus, early).ok());
+  PretrainOptions later = averaged;
+  later.resume = early.checkpoint;
+  later.checkpoint = "";
+  later.out = temp("later.pt");
+  ASSERT_TRUE(pretrain(corpus, later).ok());
+  const std::vector<torch::Tensor> later_mean = weights(later.out);
+  for (size_t i = 0; i < later_mean.size(); ++i) EXPECT_TRUE(torch::equal(later_mean[i], mean[i])) << "parameter " << i;
+  later.average_from = 1;
+  Result<PretrainSummary> missing = pretrain(corpus, later);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message().find("holds no weight average"), std::string::npos) << missing.error().message();
+}
+
 TEST(Pretrained, PlacesWithinItsBudgetAndRepeatsWithTheSeed) {
   torch::manual_seed(1);
   PortableNet net(PortableOptions{});
