@@ -62,6 +62,10 @@ class RlLibraryPlacer : public Placer {
       DEVPLACE_ASSIGN_OR_RETURN(options_, rl::parse_training_options(options));
     }
     if (name_ != "rl" && !options_.init_path.empty()) return invalid_input("--init applies to --method rl only");
+    // An option the method has no use for is an error, not a silent no-op.
+    if (name_ == "hierarchical" && options.count("speed-prior")) return invalid_input("--speed-prior applies to --method rl only");
+    if (name_ == "rl" && options.count("grouper-prior"))
+      return invalid_input("--grouper-prior applies to --method hierarchical only (rl has no grouper)");
     // Loading LibTorch takes 0.3-0.4 s: done here, before place() and its
     // search timer, so a learned method's search time is its own work, as
     // every other method's is, and a missing library fails before any work.

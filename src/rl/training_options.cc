@@ -90,10 +90,10 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
        "with --neighbours on: a fixed bonus on the logits of the devices of a group's placed neighbours, by bytes "
        "(default 3; paper recipe 0)"},
       {"speed-prior", "X",
-       "rl (hierarchical ignores it): a fixed bonus X log(t_min / t_d) on the logit of each device d, t_d the group's "
+       "rl only: a fixed bonus X log(t_min / t_d) on the logit of each device d, t_d the group's "
        "time there, so a fresh policy prefers the devices that run a group fastest (default 0: off)"},
       {"grouper-prior", "KIND",
-       "hierarchical (rl, which has no grouper, ignores it): what a fresh grouper leans each unit to: clusters (clusters of units that exchange much "
+       "hierarchical only: what a fresh grouper leans each unit to: clusters (clusters of units that exchange much "
        "data; default), order (groups of neighbouring units in topological order) or none (the paper's; paper recipe)"},
       {"policy-hidden", "N", "LSTM units per encoder direction of a learned method; the decoder has 2N (default 64)"},
       {"attention", "KIND", "a learned method's attention: multiplicative (default, Luong) or additive (Bahdanau, the paper's)"},

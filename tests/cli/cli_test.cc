@@ -411,6 +411,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{place("rl --policy-hidden 0"), "--policy-hidden: expected a positive integer (at most 4096), got '0'"},
         BadCase{place("hierarchical --attention dot"), "--attention: expected 'additive' or 'multiplicative', got 'dot'"},
         BadCase{place("hierarchical --grouper-prior metis"), "--grouper-prior: expected 'clusters', 'order' or 'none', got 'metis'"},
+        BadCase{place("hierarchical --speed-prior 1"), "--speed-prior applies to --method rl only"},
+        BadCase{place("rl --grouper-prior order"), "--grouper-prior applies to --method hierarchical only (rl has no grouper)"},
         BadCase{place("rl --training-log="), "--training-log: expected a file name, got ''"},
         BadCase{place("rl --resume="), "--resume: expected a file name, got ''"},
         BadCase{place("rl --checkpoint"), "option '--checkpoint' needs a value FILE"},
