@@ -87,12 +87,15 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
     for (size_t f = 0; f < answers.size() && !reused[i]; ++f) {
       const json::Json& answer = answers[f];
       const std::string where = files[f];
+      std::string path;  // the JSON path being read, for the error
       try {
         const json::Json* seed = answer.contains("seed") ? &answer.at("seed") : nullptr;
         const json::Json* seeds = answer.contains("seeds") ? &answer.at("seeds") : nullptr;
         std::vector<Candidate> candidates;
         if (answer.contains("rows")) {
+          size_t index = 0;
           for (const json::Json& r : answer.at("rows")) {
+            path = "rows[" + std::to_string(index++) + "]";
             if (r.at("graph").get<std::string>() == row.graph && r.at("cluster").get<std::string>() == row.cluster)
               candidates.push_back({&r, &answer.at("budget"), seed, seeds});
           }
@@ -106,6 +109,7 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
               answer.value("ops", int64_t{-1}) == loaded->problem.num_ops())
             candidates.push_back({&answer, &answer.at("budget"), seed, seeds});
         }
+        path.clear();
         for (const Candidate& c : candidates) {
           if (const std::string why = misfit(c, request); !why.empty()) {
             notes->push_back(where + ": " + row.model + " on " + row.cluster + " not reused: " + why);
@@ -123,7 +127,7 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
           break;
         }
       } catch (const json::Json::exception& e) {
-        return invalid_input(where + ": not a devplace compare --json answer (" + e.what() + ")");
+        return invalid_input(where + (path.empty() ? "" : ": " + path) + ": not a devplace compare --json answer (" + e.what() + ")");
       }
     }
   }

@@ -422,6 +422,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"compare --suite paper --methods cpu --reuse /nonexistent/suite.json", "/nonexistent/suite.json: ", true},
         BadCase{"compare --suite paper --methods cpu --reuse " + data("fork.json"),
                 data("fork.json") + ": not a devplace compare --json answer (no \"rows\" or \"results\")"},
+        BadCase{"compare --suite paper --methods cpu --reuse " + data("reuse_bad_row.json"),
+                data("reuse_bad_row.json") + ": rows[1]: not a devplace compare --json answer ([json.exception.type_error.302] type "
+                "must be string, but is number)"},
         BadCase{"compare --suite paper --methods cpu --reuse a.json,", "--reuse: expected FILE[,FILE...], got 'a.json,'"},
         BadCase{"compare --graph zoo:rnnlm --cluster k80x2 --reuse a.json",
                 "--reuse takes rows of a --suite from earlier answers; it needs --suite"},
