@@ -334,19 +334,28 @@ TEST(Pretrain, AveragesTheWeightsOfTheLastUpdatesAndResumesTheAverage) {
   const std::vector<torch::Tensor> live = weights(averaged.checkpoint);
   for (size_t i = 0; i < live.size(); ++i) EXPECT_TRUE(torch::equal(live[i], after[2][i])) << "parameter " << i;
 
+  // A run of `base` stopped after `updates` (its checkpoint kept), and `base` resumed from a checkpoint.
+  auto stopped = [&](PretrainOptions base, int64_t updates, const std::string& name) {
+    base.updates = updates;
+    base.out = temp(name + ".pt");
+    base.checkpoint = temp(name + ".ckpt");
+    EXPECT_TRUE(pretrain(corpus, base).ok());
+    return base.checkpoint;
+  };
+  auto resumed_from = [&](PretrainOptions base, const std::string& checkpoint, const std::string& name) {
+    base.resume = checkpoint;
+    base.out = temp(name + ".pt");
+    base.checkpoint = "";
+    return base;
+  };
+  auto expect_mean = [&](const std::string& path) {
+    const std::vector<torch::Tensor> w = weights(path);
+    for (size_t i = 0; i < w.size(); ++i) EXPECT_TRUE(torch::equal(w[i], mean[i])) << path << " parameter " << i;
+  };
   // Stopped after 5 and resumed to 6, it writes the same mean.
-  PretrainOptions part = averaged;
-  part.updates = 5;
-  part.out = temp("averaged5.pt");
-  part.checkpoint = temp("averaged5.ckpt");
-  ASSERT_TRUE(pretrain(corpus, part).ok());
-  PretrainOptions rest = averaged;
-  rest.resume = part.checkpoint;
-  rest.out = temp("averaged_resumed.pt");
-  rest.checkpoint = "";
+  PretrainOptions rest = resumed_from(averaged, stopped(averaged, 5, "averaged5"), "averaged_resumed");
   ASSERT_TRUE(pretrain(corpus, rest).ok());
-  const std::vector<torch::Tensor> resumed = weights(rest.out);
-  for (size_t i = 0; i < resumed.size(); ++i) EXPECT_TRUE(torch::equal(resumed[i], mean[i])) << "parameter " << i;
+  expect_mean(rest.out);
   // A resume must average over the same updates.
   rest.average_from = 4;
   Result<PretrainSummary> other = pretrain(corpus, rest);
@@ -355,18 +364,9 @@ TEST(Pretrain, AveragesTheWeightsOfTheLastUpdatesAndResumesTheAverage) {
   rest.average_from = -1;
   EXPECT_FALSE(pretrain(corpus, rest).ok());
   // A checkpoint taken before averaging began resumes into it; one taken after it began, without a mean, does not.
-  PretrainOptions early = options;
-  early.updates = 2;
-  early.out = temp("early.pt");
-  early.checkpoint = temp("early.ckpt");
-  ASSERT_TRUE(pretrain(corpus, early).ok());
-  PretrainOptions later = averaged;
-  later.resume = early.checkpoint;
-  later.checkpoint = "";
-  later.out = temp("later.pt");
+  PretrainOptions later = resumed_from(averaged, stopped(options, 2, "early"), "later");
   ASSERT_TRUE(pretrain(corpus, later).ok());
-  const std::vector<torch::Tensor> later_mean = weights(later.out);
-  for (size_t i = 0; i < later_mean.size(); ++i) EXPECT_TRUE(torch::equal(later_mean[i], mean[i])) << "parameter " << i;
+  expect_mean(later.out);
   later.average_from = 1;
   Result<PretrainSummary> missing = pretrain(corpus, later);
   ASSERT_FALSE(missing.ok());
