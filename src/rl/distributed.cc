@@ -24,13 +24,16 @@ namespace devplace::rl {
 
 namespace {
 
-constexpr int kTagWork = 1;    // server -> controller: {command, iteration}
+constexpr int kTagWork = 1;    // server -> controller: the header (kHeaderWords)
 constexpr int kTagParams = 2;  // server -> controller: the parameters
 constexpr int kTagStats = 3;   // controller -> server: ReportStats
 constexpr int kTagBest = 4;    // controller -> server: its best sample's unit devices
 constexpr int kTagGrad = 5;    // controller -> server: the gradient
 constexpr int kTagAnswer = 6;  // server -> all: the final placement
 constexpr int64_t kStop = 0, kWork = 1;
+// A work message's header: kStop or kWork, the update, the entropy weight's
+// and the sampling temperature's bits.
+constexpr int kHeaderWords = 4;
 
 // What a controller reports with a gradient (doubles, in this order).
 struct ReportStats {
@@ -116,14 +119,17 @@ Status run_controller(PlacementPolicy& policy, const Grouping& units, const Plac
   std::vector<double> times;
   std::vector<bool> valid;
   for (int64_t round = 0;; ++round) {
-    int64_t header[3] = {kStop, 0, 0};
-    recv(header, 3, MPI_INT64_T, 0, kTagWork);
+    int64_t header[kHeaderWords] = {kStop, 0, 0, 0};
+    recv(header, kHeaderWords, MPI_INT64_T, 0, kTagWork);
     if (header[0] == kStop) return Status::ok_status();
     recv(params.data(), static_cast<int>(num_params), MPI_FLOAT, 0, kTagParams);
     set_parameters(policy, params);
     const int64_t it = header[1];
     double entropy_weight = 0;
     std::memcpy(&entropy_weight, &header[2], sizeof entropy_weight);
+    double temperature = 1.0;
+    std::memcpy(&temperature, &header[3], sizeof temperature);
+    policy.set_sampling_temperature(temperature);
     torch::manual_seed(update_seed(seed_base, it, rank * 1'000'003LL + round));
     PolicySample sample = policy.sample(k, /*greedy=*/false, noise_at(options, it));
     const double before = local.best_cost;
@@ -179,11 +185,11 @@ class ParameterServer : public UpdateSource {
     return in_flight_ > 0 || left >= k_;
   }
 
-  Result<UpdateOutcome> update(int64_t it, int64_t left, double entropy_weight) override {
+  Result<UpdateOutcome> update(int64_t it, int64_t left, double entropy_weight, double temperature) override {
     ReportStats report{};
     UpdateOutcome outcome;
     if (sync_) {
-      for (int c = 1; c <= controllers_; ++c) send_work(c, it, entropy_weight);
+      for (int c = 1; c <= controllers_; ++c) send_work(c, it, entropy_weight, temperature);
       idle_.clear();
       std::fill(sum_.begin(), sum_.end(), 0.0f);
       double valid = 0, valid_time = 0;
@@ -204,7 +210,7 @@ class ParameterServer : public UpdateSource {
       // Every idle controller gets the current parameters while the budget
       // has room for its batch.
       for (int64_t room = left; !idle_.empty() && room >= k_; room -= k_) {
-        send_work(idle_.back(), it, entropy_weight);
+        send_work(idle_.back(), it, entropy_weight, temperature);
         idle_.pop_back();
       }
       idle_.push_back(receive_report(MPI_ANY_SOURCE, report));
@@ -230,8 +236,8 @@ class ParameterServer : public UpdateSource {
       receive_report(MPI_ANY_SOURCE, report);
     }
     for (int c = 1; c <= controllers_; ++c) {
-      const int64_t header[3] = {kStop, state_.iteration, 0};
-      send(header, 3, MPI_INT64_T, c, kTagWork);
+      const int64_t header[kHeaderWords] = {kStop, state_.iteration, 0, 0};
+      send(header, kHeaderWords, MPI_INT64_T, c, kTagWork);
     }
   }
 
@@ -240,11 +246,12 @@ class ParameterServer : public UpdateSource {
   int64_t placements() const { return received_ * k_; }
 
  private:
-  void send_work(int dest, int64_t it, double entropy_weight) {
+  void send_work(int dest, int64_t it, double entropy_weight, double temperature) {
     const std::vector<float> params = flat_parameters(policy_);
-    int64_t header[3] = {kWork, it, 0};
+    int64_t header[kHeaderWords] = {kWork, it, 0, 0};
     std::memcpy(&header[2], &entropy_weight, sizeof entropy_weight);
-    send(header, 3, MPI_INT64_T, dest, kTagWork);
+    std::memcpy(&header[3], &temperature, sizeof temperature);
+    send(header, kHeaderWords, MPI_INT64_T, dest, kTagWork);
     send(params.data(), static_cast<int>(params.size()), MPI_FLOAT, dest, kTagParams);
     ++in_flight_;
   }

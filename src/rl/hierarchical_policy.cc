@@ -144,7 +144,8 @@ torch::Tensor HierarchicalPolicy::actions_for(const torch::Tensor& devices) {
 }
 
 torch::Tensor HierarchicalPolicy::grouper_log_prob() {
-  return torch::log_softmax(grouper_out_->forward(torch::relu(grouper_in_->forward(features_))) + prior_, 1);
+  const torch::Tensor logits = grouper_out_->forward(torch::relu(grouper_in_->forward(features_))) + prior_;
+  return torch::log_softmax(sampling_temperature_ == 1.0 ? logits : logits * static_cast<float>(1.0 / sampling_temperature_), 1);
 }
 
 PolicySample HierarchicalPolicy::combine(const torch::Tensor& logp, const torch::Tensor& assignment, const PolicySample& placed) const {

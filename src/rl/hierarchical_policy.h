@@ -67,6 +67,11 @@ class HierarchicalPolicy : public PlacementPolicy {
 
   int num_groups() const { return static_cast<int>(groups_); }
   std::string fixed_settings() const override { return placer_->fixed_settings() + prior_settings_; }
+  // The grouper's logits and the placer's, both.
+  void set_sampling_temperature(double t) override {
+    sampling_temperature_ = t;
+    placer_->set_sampling_temperature(t);
+  }
 
  private:
   // The grouper's log-probabilities [U, N].
@@ -91,6 +96,7 @@ class HierarchicalPolicy : public PlacementPolicy {
   torch::Tensor disallowed_; // [U, D] float, 1 where a unit may not use the device
   torch::Tensor free_;       // [U, 1] float, 1 where a unit may use more than one device
   std::string prior_settings_;  // the prior, for the checkpoint's check
+  double sampling_temperature_ = 1.0;
   bool neighbour_devices_ = false;
   std::vector<ExchangedBytes> unit_pairs_;  // with neighbour_devices: the bytes pairs of units exchange
   torch::nn::Linear grouper_in_{nullptr}, grouper_out_{nullptr};

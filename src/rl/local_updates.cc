@@ -24,7 +24,7 @@ int64_t LocalUpdates::samples_for(int64_t left) const {
   return left >= k ? k : left >= 2 ? left : 0;
 }
 
-Result<UpdateOutcome> LocalUpdates::update(int64_t it, int64_t left, double entropy_weight) {
+Result<UpdateOutcome> LocalUpdates::update(int64_t it, int64_t left, double entropy_weight, double /*temperature: set on policy_*/) {
   const int64_t n = samples_for(left);
   torch::manual_seed(update_seed(seed_base_, it));
   PolicySample sample = policy_.sample(n, /*greedy=*/false, noise_at(options_, it));

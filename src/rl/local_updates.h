@@ -28,7 +28,7 @@ class LocalUpdates : public UpdateSource {
                const ReinforceOptions& options, TrainState& state, uint64_t seed_base, std::string_view method);
 
   bool can_update(int64_t left) const override { return samples_for(left) > 0; }
-  Result<UpdateOutcome> update(int64_t it, int64_t left, double entropy_weight) override;
+  Result<UpdateOutcome> update(int64_t it, int64_t left, double entropy_weight, double temperature) override;
   std::string label() const override { return method_; }
 
  private:

@@ -47,6 +47,13 @@ class PlacementPolicy : public torch::nn::Module {
     return evaluate(actions).log_prob.sum(1);
   }
 
+  // Divides the logits of every decision by t when sampling and scoring
+  // (t < 1: sharper, t > 1: flatter; the greedy decode does not change).
+  // 1 as built; the trainer's cooling schedule (--cool-to) sets it before
+  // each update. Not a parameter and not saved: a checkpoint's run sets it
+  // again from the schedule.
+  virtual void set_sampling_temperature(double t) = 0;
+
   // Settings that shape the decisions but are not parameters ("stickiness=0;
   // affinity=3"): a checkpoint made under others is not resumed.
   virtual std::string fixed_settings() const { return {}; }

@@ -125,6 +125,8 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
   const float affinity = static_cast<float>(options_.affinity);
   const float inv_temperature = static_cast<float>(1.0 / options_.temperature);
   const float clip = static_cast<float>(options_.logit_clip);
+  const bool cooled = sampling_temperature_ != 1.0;
+  const float inv_sampling_temperature = static_cast<float>(1.0 / sampling_temperature_);
 
   // Encoder, once per sequence: [B, G, 2H].
   const torch::Tensor x = torch::relu(embed_->forward(features));
@@ -178,6 +180,7 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
       torch::Tensor logits = clip * torch::tanh(raw * inv_temperature) + offset.select(1, step);
       if (use_neighbours && affinity != 0) logits += affinity * histogram;
       if (options_.stickiness != 0) logits += options_.stickiness * torch::one_hot(prev, d + 1).narrow(1, 0, d).to(torch::kFloat);
+      if (cooled) logits *= inv_sampling_temperature;
       if (!greedy) logits += gumbel.select(1, step);
       prev = logits.argmax(1);
       devices.select(1, step).copy_(prev);
@@ -205,6 +208,7 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
   torch::Tensor logits = clip * torch::tanh(raw * inv_temperature) + offset;
   if (use_neighbours && affinity != 0) logits = logits + affinity * histograms;
   if (options_.stickiness != 0) logits = logits + options_.stickiness * torch::one_hot(prev_devices, d + 1).narrow(2, 0, d).to(torch::kFloat);
+  if (cooled) logits = logits * inv_sampling_temperature;
   const torch::Tensor logp = torch::log_softmax(logits, 2);  // [K, G, D]
   const torch::Tensor log_prob = logp.gather(2, devices.unsqueeze(2)).squeeze(2);  // [K, G]
   const torch::Tensor p = logp.exp();

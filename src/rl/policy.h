@@ -101,9 +101,13 @@ class Seq2SeqNetImpl : public torch::nn::Module {
                        const std::vector<PlacedNeighbours>* neighbours = nullptr, const torch::Tensor& prior = {});
   // The logit bonuses, which are options, not parameters: "stickiness=0;affinity=3".
   std::string fixed_settings() const;
+  // The final logits (bonuses and mask included) divided by t, in both
+  // passes (PlacementPolicy::set_sampling_temperature).
+  void set_sampling_temperature(double t) { sampling_temperature_ = t; }
 
  private:
   PolicyOptions options_;
+  double sampling_temperature_ = 1.0;
   int64_t num_devices_;
   torch::nn::Linear embed_{nullptr};
   // LSTM weights (lstm_sequence.h): the encoder's two directions, and the
@@ -133,6 +137,7 @@ class Seq2SeqPolicy : public PlacementPolicy {
   // One decision per group: the actions are the devices.
   torch::Tensor actions_for(const torch::Tensor& devices) override;
   std::string fixed_settings() const override { return net_->fixed_settings(); }
+  void set_sampling_temperature(double t) override { net_->set_sampling_temperature(t); }
 
  private:
   torch::Tensor features_, allowed_;  // [1, G, F], [1, G, D]

@@ -193,6 +193,7 @@ PolicySample PortableNetImpl::forward(const PortableInputs& in, int64_t k, bool 
 }
 
 PortablePolicy::PortablePolicy(PortableNet net, PortableInputs inputs) : inputs_(std::move(inputs)) {
+  base_temperature_ = net->logit_temperature();
   net_ = register_module("net", std::move(net));
 }
 
@@ -206,7 +207,7 @@ std::string PortablePolicy::fixed_settings() const {
   const PortableOptions& o = net_->options();
   return "portable;hidden=" + std::to_string(o.hidden) + ";scorer=" + std::to_string(o.scorer) +
          ";affinity=" + std::to_string(o.affinity) + (o.graph_rounds > 0 ? ";graph=" + std::to_string(o.graph_rounds) : "") +
-         (net_->logit_temperature() != 1.0 ? ";logit_temperature=" + std::to_string(net_->logit_temperature()) : "");
+         (base_temperature_ != 1.0 ? ";logit_temperature=" + std::to_string(base_temperature_) : "");
 }
 
 torch::Tensor PortableNetImpl::choose(const PortableInputs& in, const torch::Tensor& enc, const torch::Tensor& keys,

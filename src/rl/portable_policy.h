@@ -129,9 +129,13 @@ class PortablePolicy : public PlacementPolicy {
   std::string fixed_settings() const override;
   PortableNet& net() { return net_; }
   const PortableInputs& inputs() const { return inputs_; }
+  // On top of the net's logit temperature when this policy was made
+  // (rl --init-temperature): that times t.
+  void set_sampling_temperature(double t) override { net_->set_logit_temperature(base_temperature_ * t); }
 
  private:
   PortableInputs inputs_;
+  double base_temperature_ = 1.0;
   PortableNet net_{nullptr};
 };
 

@@ -386,6 +386,22 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
     return std::min(1.0, f);
   };
 
+  // The cooling schedule (--cool-to): the sampling temperature falls
+  // geometrically from 1 to cool_to over the updates or the evaluations of
+  // the budget, whichever is further along, both counted by the training
+  // state (a resumed run's included), never by the clock: so a seed repeats
+  // its run, and a resume continues the schedule where it stopped.
+  const bool cooling = training.cool_to != 1.0;
+  if (cooling && iterations == kUnbounded && eval_budget <= 0)
+    return invalid_input("--cool-to needs --iterations or --evaluations: the temperature falls over them");
+  auto temperature_at = [&](int64_t it) {
+    double f = iterations == kUnbounded ? 0.0 : static_cast<double>(it) / static_cast<double>(iterations);
+    if (eval_budget > 0)
+      f = std::max(f, static_cast<double>(state.evaluations) /
+                          static_cast<double>(std::max<int64_t>(1, eval_budget - options.polish_evaluations)));
+    return std::pow(training.cool_to, std::min(1.0, f));
+  };
+
   TrainingRun run(policy, optimizer, state, Fingerprint{units.num_groups(), ctx.problem.num_devices(), options.samples_per_update, name_hash(method)},
                   training, method, source.label());
   DEVPLACE_RETURN_IF_ERROR(run.open());
@@ -424,7 +440,9 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
     const int64_t it = state.iteration;
     const double lr = learning_rate_at(options, it);
     set_learning_rate(optimizer, lr);
-    Result<UpdateOutcome> outcome = source.update(it, left(), entropy_weight_at(options, state.evaluations));
+    const double temperature = cooling ? temperature_at(it) : 1.0;
+    if (cooling) policy.set_sampling_temperature(temperature);
+    Result<UpdateOutcome> outcome = source.update(it, left(), entropy_weight_at(options, state.evaluations), temperature);
     if (!outcome.ok()) {
       failed = outcome.error();
       break;
@@ -436,6 +454,7 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
     if (!failed.ok()) break;
   }
   source.stop();
+  if (cooling) policy.set_sampling_temperature(1.0);  // the policy as trained, for the greedy decode and a checkpoint's user
   run.finish_bar();
   DEVPLACE_RETURN_IF_ERROR(failed);
 

@@ -76,6 +76,9 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
       {"entropy-weight", "X",
        "a learned method's entropy bonus, halving every --entropy-half-life evaluations (default 0)"},
       {"entropy-half-life", "N", "evaluations over which a learned method's entropy bonus halves (default 1000)"},
+      {"cool-to", "T",
+       "a learned method's sampling temperature at the end of training: it falls geometrically from 1 over the "
+       "updates or evaluations of the budget (needs --iterations or --evaluations; default 1: no cooling)"},
       {"entropy-floor", "H",
        "nats per decision below which a learned method's loss pushes its entropy back up (default 0: off)"},
       {"entropy-floor-weight", "X", "the weight of that push, per nat below the floor (default 0.01)"},
@@ -159,6 +162,13 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
   DEVPLACE_ASSIGN_OR_RETURN(training.epochs, positive_int(options, "epochs", 0, kMaxEpochs));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-weight", training.entropy_weight));
   DEVPLACE_ASSIGN_OR_RETURN(training.entropy_half_life, positive_int(options, "entropy-half-life", 0, kMaxIterations));
+  if (auto text = get(options, "cool-to")) {
+    double t = 0;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), t);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(t) || t < 0.01 || t > 1)
+      return invalid_input("--cool-to: expected a temperature in [0.01, 1], got '" + *text + "'");
+    training.cool_to = t;
+  }
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-floor", training.entropy_floor));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-floor-weight", training.entropy_floor_weight));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "elite-weight", training.elite_weight));

@@ -62,6 +62,7 @@ struct TrainingRunOptions {
   int64_t epochs = 0;              // optimizer steps per batch; 0: the recipe's
   double entropy_weight = -1;      // entropy bonus at the start; < 0: the recipe's
   int64_t entropy_half_life = 0;   // evaluations over which the bonus halves; 0: the recipe's
+  double cool_to = 1.0;            // the sampling temperature at the end of the run (falls from 1); 1: no cooling
   double entropy_floor = -1;       // nats per decision the loss keeps the entropy above; < 0: the recipe's
   double entropy_floor_weight = -1; // the weight of that floor's hinge; < 0: the recipe's
   double risk_seeking = -1;        // the share of each batch's best samples trained on; < 0: the recipe's
@@ -89,7 +90,8 @@ const std::vector<MethodOptionSpec>& training_option_specs();
 // --threads N (default 1), each > 0; --training-log FILE, --checkpoint
 // FILE, --resume FILE (which must exist); --recipe default|paper;
 // --warm-start search|fast|none; --polish N; --learning-rate X;
-// --samples K (>= 2); --epochs N; --entropy-weight, --elite-weight,
+// --samples K (>= 2); --epochs N; --cool-to T in [0.01, 1];
+// --entropy-weight, --elite-weight,
 // --stickiness, --affinity and --speed-prior X in [0, 100];
 // --risk-seeking F in [0, 1]; --neighbours on|off;
 // --policy-hidden N; --attention additive|multiplicative; --distributed

@@ -36,8 +36,10 @@ class UpdateSource {
   // Whether another update can be made within `left` evaluations.
   virtual bool can_update(int64_t left) const = 0;
   // Makes update `it` (its optimizer steps included) at this learning rate
-  // (already set on the optimizer) and entropy weight.
-  virtual Result<UpdateOutcome> update(int64_t it, int64_t left, double entropy_weight) = 0;
+  // (already set on the optimizer), entropy weight and sampling temperature
+  // (already set on the loop's policy; a source that samples with other
+  // copies of it sets theirs).
+  virtual Result<UpdateOutcome> update(int64_t it, int64_t left, double entropy_weight, double temperature) = 0;
   // Evaluations made outside the run's own evaluator (other ranks'), and
   // those reserved for updates in flight. The loop's budget counts them.
   virtual int64_t remote_evaluations() const { return 0; }

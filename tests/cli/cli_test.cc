@@ -380,6 +380,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "--entropy-half-life: expected a positive integer (at most 100000000), got '0'"},
         BadCase{place("rl --entropy-floor 1e3"), "--entropy-floor: expected a number in [0, 100], got '1e3'"},
         BadCase{place("rl --entropy-floor-weight x"), "--entropy-floor-weight: expected a number in [0, 100], got 'x'"},
+        BadCase{place("rl --cool-to 0"), "--cool-to: expected a temperature in [0.01, 1], got '0'"},
+        BadCase{place("rl --cool-to 2"), "--cool-to: expected a temperature in [0.01, 1], got '2'"},
         BadCase{place("rl --risk-seeking 1.5"), "--risk-seeking: expected a share of the samples in [0, 1], got '1.5'"},
         BadCase{place("rl --speed-prior -1"), "--speed-prior: expected a number in [0, 100], got '-1'"},
         BadCase{place("rl --elite-weight nan"), "--elite-weight: expected a number in [0, 100], got 'nan'"},

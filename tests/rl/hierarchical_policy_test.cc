@@ -134,6 +134,32 @@ TEST(HierarchicalPolicy, TheClusterPriorDrawsEachUnitsCluster) {
   EXPECT_LT(own_share(0.9, HierarchicalOptions::Prior::kNone), 0.2);
 }
 
+// The sampling temperature (--cool-to's schedule) sharpens the grouper's
+// decisions and the placer's alike and leaves the greedy decode as it was.
+TEST(HierarchicalPolicy, SamplingTemperatureSharpensBothPartsNotTheGreedyChoice) {
+  torch::manual_seed(5);
+  const TinyUnits tiny(12);
+  HierarchicalOptions options;
+  options.groups = 4;
+  HierarchicalPolicy policy(tiny.p, tiny.units, options);
+  const int64_t nu = tiny.units.num_groups();
+  const PolicySample greedy = policy.sample(1, /*greedy=*/true, 0.0);
+  const PolicySample drawn = policy.sample(6, /*greedy=*/false, 0.0);
+  const PolicySample warm = policy.evaluate(drawn.actions);
+  policy.set_sampling_temperature(0.25);
+  EXPECT_TRUE(torch::equal(policy.sample(1, /*greedy=*/true, 0.0).actions, greedy.actions));
+  const PolicySample cold = policy.evaluate(drawn.actions);
+  auto part = [&](const torch::Tensor& t, bool grouper) {
+    return (grouper ? t.narrow(1, 0, nu) : t.narrow(1, nu, t.size(1) - nu)).mean().item<double>();
+  };
+  for (bool grouper : {true, false}) {
+    EXPECT_LT(part(cold.entropy, grouper), part(warm.entropy, grouper)) << (grouper ? "grouper" : "placer");
+    EXPECT_GT(part(warm.entropy, grouper), 0.0) << (grouper ? "grouper" : "placer");
+  }
+  policy.set_sampling_temperature(1.0);
+  EXPECT_TRUE(torch::allclose(policy.evaluate(drawn.actions).log_prob, warm.log_prob));
+}
+
 // A unit pinned to the CPU that is drawn into a group does not pin the
 // group: the group's other units still go to the GPUs, the pinned one to
 // the CPU.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Distributed REINFORCE under mpirun, end to end (src/rl/distributed.cc):
-#   1. --sync twice with the same seed: the same placement (and a result on rank 0 only);
+#   1. --sync twice with the same seed: the same placement (and a result on rank 0 only); with
+#      --cool-to the controllers sample sharper later on (the entropy in the log);
 #   2. async through the fake measurer, every 7th call of every controller a fault: it completes,
 #      each rank's faults are in its own log, the stderr summary counts the updates;
 #   3. a controller killed mid-run: mpirun fails, the checkpoint rank 0 kept resumes;
@@ -25,8 +26,17 @@ fail() { echo "mpi_test: $*" >&2; exit 1; }
 # 1. Synchronous: reproducible.
 for run in a b; do
   "${mpi[@]}" "$devplace" "${common[@]}" --sync --iterations 4 --seed 7 --out "$work/sync_$run.json" --json \
-    >"$work/sync_$run.out" 2>"$work/sync_$run.err" || { cat "$work/sync_$run.err" >&2; fail "sync run $run failed"; }
+    --training-log "$work/sync_$run.csv" >"$work/sync_$run.out" 2>"$work/sync_$run.err" \
+    || { cat "$work/sync_$run.err" >&2; fail "sync run $run failed"; }
 done
+"${mpi[@]}" "$devplace" "${common[@]}" --sync --iterations 4 --seed 7 --cool-to 0.05 --training-log "$work/sync_cool.csv" \
+  >"$work/sync_cool.out" 2>"$work/sync_cool.err" || { cat "$work/sync_cool.err" >&2; fail "sync run with --cool-to failed"; }
+# The log's columns: iteration, wall_s, evaluations, mean_step_s, best_step_s, baseline_s, entropy, ...
+plain_first=$(sed -n 2p "$work/sync_a.csv" | cut -d, -f3-); cool_first=$(sed -n 2p "$work/sync_cool.csv" | cut -d, -f3-)
+[ "$plain_first" = "$cool_first" ] || fail "--cool-to changed the first update: '$plain_first' against '$cool_first'"
+plain_last=$(tail -n 1 "$work/sync_a.csv" | cut -d, -f7); cool_last=$(tail -n 1 "$work/sync_cool.csv" | cut -d, -f7)
+awk -v c="$cool_last" -v p="$plain_last" 'BEGIN { exit !(c < 0.5 * p) }' \
+  || fail "--cool-to 0.05: last update's entropy $cool_last, not under half the uncooled run's $plain_last"
 cmp -s "$work/sync_a.json" "$work/sync_b.json" || fail "--sync with the same seed gave two placements"
 [ "$(grep -c '"step_time_s"' "$work/sync_a.out")" -ge 1 ] || fail "no JSON result: $(head -c 300 "$work/sync_a.out")"
 # Rank 0 alone prints: one JSON object.

@@ -438,7 +438,15 @@ TEST(Pretrained, LogitTemperatureFlattensWithoutChangingTheGreedyChoice) {
   const PolicySample hot = policy.sample(1, /*greedy=*/true, 0.0);
   EXPECT_TRUE(torch::equal(hot.devices, cold.devices));
   EXPECT_GT(policy.evaluate(hot.actions).entropy.mean().item<double>(), cold_entropy);
-  EXPECT_NE(policy.fixed_settings(), cold_settings);  // a checkpoint says it was fine-tuned hot
+  // A policy made on the hot net (as rl --init makes it): a checkpoint says
+  // it was fine-tuned hot, and the cooling schedule's temperature
+  // multiplies that base without changing what the checkpoint says.
+  PortablePolicy hot_policy(net, portable_inputs(*o.problem, grouping));
+  const std::string hot_settings = hot_policy.fixed_settings();
+  EXPECT_NE(hot_settings, cold_settings);
+  hot_policy.set_sampling_temperature(0.5);
+  EXPECT_DOUBLE_EQ(net->logit_temperature(), 1.5);
+  EXPECT_EQ(hot_policy.fixed_settings(), hot_settings);
 }
 
 }  // namespace

@@ -316,7 +316,7 @@ class RlCheckpoint : public ::testing::Test {
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   Result<PlacerRun> train(int64_t iterations, const std::string& log, const std::string& checkpoint, const std::string& resume,
-                          Evaluator* evaluator = nullptr) {
+                          Evaluator* evaluator = nullptr, const MethodOptions& extra = {}) {
     Simulator sim(*problem_);
     PlacerRunOptions options;
     options.grouping.kind = GroupingKind::kColocation;
@@ -328,6 +328,7 @@ class RlCheckpoint : public ::testing::Test {
     // The fast placers' warm start: a few evaluations, so that the
     // evaluation counts below fall in the updates.
     options.method_options["warm-start"] = "fast";
+    for (const auto& [name, value] : extra) options.method_options[name] = value;
     return run_placer("rl", *problem_, evaluator ? *evaluator : sim, options);
   }
 
@@ -407,6 +408,42 @@ TEST_F(RlCheckpoint, InterruptSavesACheckpointThatResumesExactly) {
   EXPECT_LT(stopped.evaluations, whole.evaluations);
   const PlacerRun rest = train(6, "", "", path("ck")).value();
   EXPECT_EQ(rest.placement, whole.placement);
+}
+
+// --cool-to: the first update samples at temperature 1, as without it, and
+// the last ones sharper (lower entropy per decision in the log); the
+// schedule follows the updates, so an interrupted run resumes exactly; and
+// a clock alone is no schedule.
+TEST_F(RlCheckpoint, CoolingSharpensTheLaterSamplesAndResumesExactly) {
+  const MethodOptions cool{{"cool-to", "0.05"}};
+  const PlacerRun plain = train(6, path("plain.csv"), "", "").value();
+  const PlacerRun whole = train(6, path("cool.csv"), "", "", nullptr, cool).value();
+  const std::vector<std::string> a = rows(path("plain.csv")), b = rows(path("cool.csv"));
+  ASSERT_EQ(a.size(), 7u);
+  ASSERT_EQ(b.size(), 7u);
+  EXPECT_EQ(a[1], b[1]);
+  auto entropy = [](const std::string& row) {  // the sixth field of a row without its wall time
+    size_t at = 0;
+    for (int i = 0; i < 5; ++i) at = row.find(',', at) + 1;
+    return std::stod(row.substr(at));
+  };
+  EXPECT_LT(entropy(b[6]), 0.5 * entropy(a[6]));
+
+  clear_interrupt();
+  InterruptingEvaluator stopper(*problem_, 20);
+  ASSERT_TRUE(train(6, "", path("ck"), "", &stopper, cool).ok());
+  ASSERT_TRUE(interrupt_requested());
+  clear_interrupt();
+  const PlacerRun rest = train(6, "", "", path("ck"), nullptr, cool).value();
+  EXPECT_EQ(rest.placement, whole.placement);
+
+  Simulator sim(*problem_);
+  PlacerRunOptions clock_only;
+  clock_only.budget.seconds = 1;
+  clock_only.method_options = cool;
+  const Result<PlacerRun> refused = run_placer("rl", *problem_, sim, clock_only);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message(), "--cool-to needs --iterations or --evaluations: the temperature falls over them");
 }
 
 TEST_F(RlCheckpoint, InterruptedRunsWithoutACheckpointNameNeverOverwriteEachOther) {
