@@ -15,6 +15,14 @@ BatchNormalization node instead of being folded into the convolution):
   vit_expand.onnx      a class token expanded to the batch (x.expand(n, -1, -1), as ViT does), then a Linear
   constant_weights.onnx  a 2-layer MLP whose weights are Constant nodes (as Paddle2ONNX writes them);
                        expected.json holds its parameter bytes, counted by hand
+  window_pad.onnx      Swin's window partition: a 1x7x7x8 map padded to whole 4x4 windows by pads
+                       computed from its shape ((4 - 7 % 4) % 4, as Mod nodes), then viewed as windows
+                       by the padded map's own shape, attention by Einsum with spaces in the equation
+                       ("b w i c, b w j c -> b w i j", as MaxViT writes it), and a Linear
+  shared_params.onnx   two LayerNorms and a Linear exported with their weights (export_params=True),
+                       for inference: untrained, the LayerNorms' weights are all ones and biases all zeros, and torch
+                       stores one initializer for equal parameters and names the others by Identity
+                       nodes of it
 
 Bad fixtures, each for one error message:
 
@@ -120,6 +128,36 @@ class ClassToken(torch.nn.Module):
         return self.head(torch.cat([cls, x], dim=1))
 
 
+class WindowAttention(torch.nn.Module):
+    """Swin's padding to whole windows, the windows, and attention within each by Einsum."""
+
+    def __init__(self, c=8, window=4):
+        super().__init__()
+        self.window = window
+        self.proj = torch.nn.Linear(c, c)
+
+    def forward(self, x):
+        b, h, w, c = x.shape
+        ws = self.window
+        pad_b, pad_r = (ws - h % ws) % ws, (ws - w % ws) % ws
+        x = torch.nn.functional.pad(x, (0, 0, 0, pad_r, 0, pad_b))
+        _, ph, pw, _ = x.shape
+        x = x.view(b, ph // ws, ws, pw // ws, ws, c).permute(0, 1, 3, 2, 4, 5).reshape(b, -1, ws * ws, c)
+        a = torch.softmax(torch.einsum("b w i c, b w j c -> b w i j", x, x), dim=-1)
+        return self.proj(torch.einsum("b w i j, b w j c -> b w i c", a, x))
+
+
+class TwoNorms(torch.nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.ln1 = torch.nn.LayerNorm(d)
+        self.fc = torch.nn.Linear(d, d)
+        self.ln2 = torch.nn.LayerNorm(d)
+
+    def forward(self, x):
+        return self.ln2(self.fc(self.ln1(x)))
+
+
 class Mlp(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -130,13 +168,14 @@ class Mlp(torch.nn.Module):
         return self.fc2(torch.relu(self.fc1(x)))
 
 
-def export(model, example, dynamic_axes=None):
-    model.train()
+def export(model, example, dynamic_axes=None, export_params=False, training=True):
+    model.train(training)
     f = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(model, (example,), f, export_params=False, opset_version=OPSET,
-                          training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
+        torch.onnx.export(model, (example,), f, export_params=export_params, opset_version=OPSET,
+                          training=torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL,
+                          do_constant_folding=False,
                           input_names=["x"], output_names=["y"], dynamic_axes=dynamic_axes)
     return f.getvalue()
 
@@ -182,6 +221,15 @@ def main():
         data = export(model, example, dynamic_axes)
         write(name, data)
         expected[name] = torch_facts(model, data)
+    window = WindowAttention()
+    data = export(window, torch.randn(1, 7, 7, 8))
+    write("window_pad.onnx", data)
+    expected["window_pad.onnx"] = torch_facts(window, data)
+    norms = TwoNorms()
+    data = export(norms, torch.randn(2, 16), export_params=True, training=False)  # an inference export shares
+    write("shared_params.onnx", data)
+    expected["shared_params.onnx"] = torch_facts(norms, data)
+    expected["shared_params.onnx"]["initializers"] = len(onnx.load_from_string(data).graph.initializer)
 
     resnet = open(os.path.join(OUT, "resnet18.onnx"), "rb").read()
     write("truncated.onnx", resnet[: len(resnet) * 2 // 5])

@@ -531,6 +531,35 @@ class Folder {
       }
       return out;
     }
+    if (op == "Transpose") {
+      std::vector<int64_t> perm;
+      if (const onnx::AttributeProto* at = attribute(n, "perm")) {
+        perm.assign(at->ints().begin(), at->ints().end());
+      } else {
+        for (int64_t k = rank; k-- > 0;) perm.push_back(k);
+      }
+      if (static_cast<int64_t>(perm.size()) != rank) return std::nullopt;
+      std::vector<bool> used(static_cast<size_t>(rank), false);
+      for (int64_t& k : perm) {
+        std::optional<int64_t> axis = axis_in(k, rank);
+        if (!axis || used[*axis]) return std::nullopt;
+        used[*axis] = true;
+        k = *axis;
+      }
+      IntTensor out{{}, {}, a->type};
+      for (int64_t k : perm) out.dims.push_back(a->dims[k]);
+      std::vector<int64_t> stride(static_cast<size_t>(rank), 1);  // of the input
+      for (int64_t k = rank - 1; k > 0; --k) stride[k - 1] = stride[k] * a->dims[k];
+      for (int64_t flat = 0; flat < count(out.dims); ++flat) {
+        int64_t rest = flat, index = 0;
+        for (int64_t k = rank; k-- > 0;) {
+          index += (rest % out.dims[k]) * stride[perm[k]];
+          rest /= out.dims[k];
+        }
+        out.values.push_back(a->values[static_cast<size_t>(index)]);
+      }
+      return out;
+    }
     if (op == "Range") {
       const IntTensor *limit = value(n, 1), *delta = value(n, 2);
       if (limit == nullptr || delta == nullptr || a->values.size() != 1 || limit->values.size() != 1 || delta->values.size() != 1 ||
@@ -552,6 +581,15 @@ class Folder {
     if (op == "Mul") return elementwise({a, b}, a->type, [](const Args& v) { return std::optional<int64_t>(v[0] * v[1]); });
     if (op == "Div")
       return elementwise({a, b}, a->type, [](const Args& v) { return v[1] == 0 ? std::nullopt : std::optional<int64_t>(v[0] / v[1]); });
+    if (op == "Mod") {
+      // fmod 0: the sign of the divisor (Python's %); 1: of the dividend (C's %).
+      const bool c_style = attr_int(n, "fmod", 0) != 0;
+      return elementwise({a, b}, a->type, [c_style](const Args& v) -> std::optional<int64_t> {
+        if (v[1] == 0) return std::nullopt;
+        const int64_t r = v[0] % v[1];
+        return !c_style && r != 0 && ((r < 0) != (v[1] < 0)) ? r + v[1] : r;
+      });
+    }
     if (op == "Equal") return elementwise({a, b}, TensorProto::BOOL, [](const Args& v) { return std::optional<int64_t>(v[0] == v[1]); });
     if (op == "Less") return elementwise({a, b}, TensorProto::BOOL, [](const Args& v) { return std::optional<int64_t>(v[0] < v[1]); });
     if (op == "Greater") return elementwise({a, b}, TensorProto::BOOL, [](const Args& v) { return std::optional<int64_t>(v[0] > v[1]); });

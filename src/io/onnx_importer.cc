@@ -18,6 +18,7 @@
 #include "common/file_io.h"
 #include "graph/builder.h"
 #include "io/onnx_constant_folding.h"
+#include "io/onnx_einsum.h"
 #include "io/onnx_shape_inference.h"
 
 namespace devplace {
@@ -186,6 +187,19 @@ double node_flops(const onnx::NodeProto& n, const std::vector<const ValueInfo*>&
     const double input = static_cast<double>(in[0]->dims[2]);
     return d * seq * (2.0 * batch * (input + hidden) * gates * hidden + 10.0 * batch * hidden);
   }
+  if (t == "Einsum") {
+    std::vector<std::vector<int64_t>> operands;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (!in_known(i)) return 0;
+      operands.push_back(in[i]->dims);
+    }
+    std::string equation;
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "equation") equation = a.s();
+    }
+    const std::optional<EinsumResult> e = einsum(equation, operands);
+    return e ? e->flops : 0;
+  }
   if (t == "BatchNormalization" || t == "InstanceNormalization") return 4.0 * out_elems;
   if (t == "LayerNormalization") return 5.0 * out_elems;
   if (t == "Softmax" || t == "LogSoftmax") return 5.0 * out_elems;
@@ -321,18 +335,20 @@ class OnnxReader {
     return false;
   }
 
+  // Whether every reader of `name` takes it as BatchNormalization's running
+  // mean or variance (a buffer, not a parameter), and there is a reader.
+  bool only_batch_norm_statistics(const std::string& name) const {
+    auto it = consumers_.find(name);
+    return it != consumers_.end() && std::all_of(it->second.begin(), it->second.end(), [&](auto c) {
+             return g_.node(c.first).op_type() == "BatchNormalization" && c.second >= 3;
+           });
+  }
+
   void classify_graph_inputs() {
     for (const auto& v : g_.input()) {
       const std::string& name = v.name();
       if (initializers_.count(name)) continue;
-      bool buffer = false;
-      auto it = consumers_.find(name);
-      if (it != consumers_.end()) {
-        buffer = std::all_of(it->second.begin(), it->second.end(), [&](auto c) {
-          return g_.node(c.first).op_type() == "BatchNormalization" && c.second >= 3;
-        });
-      }
-      if (buffer) {
+      if (only_batch_norm_statistics(name)) {
         buffers_.insert(name);
       } else if (reaches_weight_slot(name, 0)) {
         parameters_.insert(name);
@@ -356,6 +372,20 @@ class OnnxReader {
     for (const std::string& name : folded_) {
       parameters_.erase(name);
       buffers_.insert(name);
+    }
+    // Parameters the exporter shares: torch writes one initializer for
+    // parameters of equal value (an untrained model's LayerNorm weights,
+    // all ones) and names the others by Identity nodes of it. Each is a
+    // parameter of the model (trained, they differ), so an Identity of a
+    // parameter is one too, and its node no op.
+    for (int i = 0; i < g_.node_size(); ++i) {
+      const auto& n = g_.node(i);
+      if (n.op_type() != "Identity" || n.input_size() != 1 || n.output_size() != 1 || !parameters_.count(n.input(0))) continue;
+      const ValueInfo* source = info(n.input(0));
+      if (source == nullptr || initializers_.count(n.output(0)) || only_batch_norm_statistics(n.output(0))) continue;
+      infos_[n.output(0)] = *source;
+      parameters_.insert(n.output(0));
+      constant_parameter_nodes_.insert(i);
     }
     // Weights stored as Constant nodes (Paddle2ONNX writes them so): a
     // floating-point Constant that reaches a weight operand is a parameter,
@@ -381,10 +411,13 @@ class OnnxReader {
       parameters_.insert(n.output(0));
       constant_parameter_nodes_.insert(i);
     }
+    // Running statistics are buffers. An initializer the exporter shares
+    // between a statistic and a parameter of equal value (an untrained
+    // model's zero bias and zero running mean) stays the parameter.
     for (const auto& n : g_.node()) {
       if (n.op_type() != "BatchNormalization") continue;
       for (int s = 3; s < n.input_size(); ++s) {
-        if (initializers_.count(n.input(s))) {
+        if (initializers_.count(n.input(s)) && only_batch_norm_statistics(n.input(s))) {
           parameters_.erase(n.input(s));
           buffers_.insert(n.input(s));
         }
@@ -579,6 +612,10 @@ Status check_inputs_exist(const onnx::GraphProto& g, const std::string& source) 
   return Status::ok_status();
 }
 
+// Rounds of folding and shape inference at most (each a shape inference
+// in a child process); Swin-T needs 15.
+constexpr int kMaxFoldingRounds = 64;
+
 // Whether some node output has no fixed shape after inference.
 bool has_unknown_output(const onnx::GraphProto& g) {
   std::unordered_map<std::string, bool> fixed;
@@ -668,12 +705,26 @@ Result<Graph> parse_onnx_model(std::string_view bytes, const std::string& source
     // Shapes computed by constant subgraphs (torch's x.expand(n, -1, -1))
     // stay unknown to shape inference: fold those subgraphs (and take the
     // branch of an If whose condition they decide, unroll a Loop whose trip
-    // count they fix), then infer again.
+    // count they fix), then infer again. A round's shapes may let the next
+    // fold more (Swin's window padding: a Pad whose pads fold, then the
+    // Shape of its output), so rounds go on while they fold something.
+    // Einsum's output shapes, which ONNX inference leaves unknown, are
+    // completed in the same rounds.
     FoldedConstants folded;
-    if (has_unknown_output(model.graph()) || has_control_flow(model.graph())) {
-      folded = fold_onnx_constants(model);
-      // The shapes found so far stay: the second inference refines them.
-      if (!folded.node_index.empty()) infer_onnx_shapes(model, source);
+    for (int round = 0; round < kMaxFoldingRounds && (has_unknown_output(model.graph()) || has_control_flow(model.graph()));
+         ++round) {
+      FoldedConstants more = fold_onnx_constants(model);
+      const int completed = complete_einsum_shapes(model);
+      if (more.node_index.empty() && completed == 0) break;
+      infer_onnx_shapes(model, source);
+      if (more.node_index.empty()) continue;  // nothing folded: the nodes are as they were
+      // Node indices of this round are into the nodes an earlier fold left
+      // (none folded before: the file's own).
+      if (!folded.node_index.empty()) {
+        for (int& index : more.node_index) index = folded.node_index[static_cast<size_t>(index)];
+        more.names.insert(folded.names.begin(), folded.names.end());
+      }
+      folded = std::move(more);
     }
     return OnnxReader(model, source, std::move(folded)).read();
   } catch (const std::exception& e) {

@@ -13,7 +13,9 @@
 
 #include "common/file_io.h"
 #include "common/json_reader.h"
+#include "graph/training_step.h"
 #include "io/graph_source.h"
+#include "io/onnx_einsum.h"
 
 namespace devplace {
 namespace {
@@ -203,6 +205,73 @@ TEST(OnnxImporter, ShapesComputedByConstantSubgraphsAreFolded) {
   EXPECT_EQ(g.num_ops(), 6);
   EXPECT_TRUE(g.find_op("/Expand").has_value());
   EXPECT_FALSE(g.find_op("/Where").has_value());
+}
+
+TEST(OnnxImporter, ShapesFoldedFromShapesInferredInAnEarlierRoundAndEinsum) {
+  // Swin's window padding: pads computed from the map's shape with Mod
+  // (7 -> 8, (4 - 7 % 4) % 4 = 1), then the padded map's Shape, which only
+  // a shape inference after the first fold knows, sets the windows' view;
+  // attention by Einsum, whose shapes ONNX inference leaves unknown, with
+  // torch's spaces in the equation.
+  json::Json expected = json::parse_file(fixture("expected.json")).value();
+  Graph g = load("window_pad.onnx");
+  EXPECT_EQ(g.total_parameter_bytes(), expected["window_pad.onnx"]["parameter_bytes"].get<int64_t>());
+  const std::vector<int64_t> padded = {1, 8, 8, 8}, windows = {1, 4, 16, 8}, scores = {1, 4, 16, 16};
+  EXPECT_EQ(g.tensor(g.find_tensor("/Pad_output_0").value()).shape, padded);
+  EXPECT_EQ(g.tensor(g.find_tensor("/Reshape_3_output_0").value()).shape, windows);
+  EXPECT_EQ(g.tensor(g.find_tensor("/Einsum_output_0").value()).shape, scores);
+  EXPECT_EQ(g.tensor(g.find_tensor("/Einsum_1_output_0").value()).shape, windows);
+  // b w i c, b w j c -> b w i j: 2 x (1 * 4 * 16 * 16 * 8) FLOPs; the second alike.
+  EXPECT_DOUBLE_EQ(op_named(g, "/Einsum").flops, 2.0 * 4 * 16 * 16 * 8);
+  EXPECT_DOUBLE_EQ(op_named(g, "/Einsum_1").flops, 2.0 * 4 * 16 * 16 * 8);
+  EXPECT_FALSE(g.find_op("/Mod").has_value());  // shape arithmetic, folded
+  EXPECT_TRUE(expand_training_step(g, TrainingOptions{}).ok());
+}
+
+TEST(OnnxImporter, ParametersTheExporterSharesAreEachCounted) {
+  // An inference export of two untrained LayerNorms: torch stores their
+  // equal weights (ones) and biases (zeros) once and names the second
+  // LayerNorm's by Identity nodes. torch's count holds both.
+  json::Json expected = json::parse_file(fixture("expected.json")).value();
+  ASSERT_LT(expected["shared_params.onnx"]["initializers"].get<int>(), 6);  // 6 parameters in torch: some are shared
+  Graph g = load("shared_params.onnx");
+  EXPECT_EQ(g.total_parameter_bytes(), expected["shared_params.onnx"]["parameter_bytes"].get<int64_t>());
+  EXPECT_EQ(g.num_ops(), 4);  // the input, two LayerNorms, the Gemm: the Identity nodes are no ops
+}
+
+TEST(OnnxEinsum, ShapesAndFlopsOfEquations) {
+  struct Case {
+    std::string equation;
+    std::vector<std::vector<int64_t>> operands;
+    std::vector<int64_t> output;
+    double flops;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"ij,jk->ik", {{2, 3}, {3, 5}}, {2, 5}, 2.0 * 2 * 3 * 5},
+           {"ij,jk", {{2, 3}, {3, 5}}, {2, 5}, 2.0 * 2 * 3 * 5},            // implicit: the letters used once, in order
+           {"ba,ca", {{4, 3}, {5, 3}}, {4, 5}, 2.0 * 4 * 3 * 5},            // implicit: b, c
+           {"...ij,...jk->...ik", {{7, 2, 3}, {1, 3, 5}}, {7, 2, 5}, 2.0 * 7 * 2 * 3 * 5},  // "..." broadcasts
+           {"i j -> j i", {{2, 3}}, {3, 2}, 6.0},                           // one operand: the product once
+           {"ii->i", {{4, 4}}, {4}, 4.0},
+           {"bij,bjk,bkl->bil", {{2, 3, 4}, {2, 4, 5}, {2, 5, 6}}, {2, 3, 6}, 2.0 * 2 * 2 * 3 * 4 * 5 * 6},
+       }) {
+    const std::optional<EinsumResult> r = einsum(c.equation, c.operands);
+    ASSERT_TRUE(r.has_value()) << c.equation;
+    EXPECT_EQ(r->output, c.output) << c.equation;
+    EXPECT_DOUBLE_EQ(r->flops, c.flops) << c.equation;
+  }
+  // Malformed, or not fitting the shapes.
+  for (const auto& [equation, operands] : std::vector<std::pair<std::string, std::vector<std::vector<int64_t>>>>{
+           {"ij,jk->ik", {{2, 3}, {4, 5}}},    // j is 3 and 4
+           {"ij,jk->ik", {{2, 3}}},            // one operand for two terms
+           {"ijk,jk->ik", {{2, 3}, {3, 5}}},   // a term of rank 3 for a rank-2 operand
+           {"ij,jk->iz", {{2, 3}, {3, 5}}},    // z names no input dimension
+           {"ij,jk->ii", {{2, 3}, {3, 5}}},    // an output letter twice
+           {"i1,jk->ik", {{2, 3}, {3, 5}}},    // not a letter
+           {"....i->i", {{2, 3}}},             // two ellipses
+       }) {
+    EXPECT_FALSE(einsum(equation, operands).has_value()) << equation;
+  }
 }
 
 TEST(OnnxImporter, InputShapeFixesDynamicAxes) {
