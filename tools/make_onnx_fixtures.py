@@ -33,10 +33,14 @@ Bad fixtures, each for one error message:
   dangling_input.onnx  node 'conv1' (#1) reads 'x', which nothing produces
   unknown_shape.onnx   a Reshape to a shape given at run time (a graph input)
   control_flow.onnx    an If node whose condition is a graph input
+  sequence_input.onnx  a SequenceAt on a graph input that is a sequence of tensors, not a tensor
 
 And two with hand-checked costs:
 
   resize.onnx          Resize x2, nearest then linear, from 1x3x8x8
+  negated_shape.onnx   a 2x3x4 input reshaped to [2, 12] by a shape built with Neg and ConstantOfShape
+                       (Concat(Slice(Shape(x), 0, 1), ConstantOfShape(Max(Neg([-1]), [0]), 12))), as
+                       ONNX's expansion of LayerNormalization builds its reduced shape
   static_if.onnx       an If whose condition is a Constant (true): the then-branch (a Relu) is taken
   static_loop.onnx     a Loop of a constant 3 iterations (MatMul, Tanh) with a scan output: unrolled
   dynamic_loop.onnx    the same Loop with its trip count a graph input: an error naming the node
@@ -301,6 +305,28 @@ def main():
         [helper.make_node("Relu", ["fx"], ["fr"], name="relu"),
          helper.make_node("If", ["cond"], ["fy"], name="branch", then_branch=then_graph, else_branch=else_graph)],
         [cond, fx], [fy], "control_flow"))
+
+    # A graph input that is a sequence of tensors.
+    seq = helper.make_tensor_sequence_value_info("seq", TensorProto.FLOAT, [2, 4])
+    at = helper.make_tensor_value_info("at", TensorProto.FLOAT, [2, 4])
+    zero = helper.make_tensor("zero", TensorProto.INT64, [], [0])
+    write("sequence_input.onnx", model_bytes(
+        [helper.make_node("SequenceAt", ["seq", "zero"], ["at"], name="first")], [seq], [at], "sequence_input", [zero]))
+
+    # A target shape built with Neg and Max from the input's Shape.
+    nx = helper.make_tensor_value_info("nx", TensorProto.FLOAT, [2, 3, 4])
+    ny = helper.make_tensor_value_info("ny", TensorProto.FLOAT, [2, 12])
+    ints = lambda name, values: helper.make_tensor(name, TensorProto.INT64, [len(values)], values)
+    write("negated_shape.onnx", model_bytes(
+        [helper.make_node("Shape", ["nx"], ["shape"], name="shape"),
+         helper.make_node("Slice", ["shape", "zero1", "one1"], ["batch"], name="batch"),
+         helper.make_node("Neg", ["minus1"], ["count"], name="negate"),
+         helper.make_node("Max", ["count", "zero1"], ["count0"], name="at_least_zero"),
+         helper.make_node("ConstantOfShape", ["count0"], ["rest"], name="rest", value=ints("twelve", [12])),
+         helper.make_node("Concat", ["batch", "rest"], ["target"], name="target", axis=0),
+         helper.make_node("Relu", ["nx"], ["nr"], name="relu"),
+         helper.make_node("Reshape", ["nr", "target"], ["ny"], name="reshape")],
+        [nx], [ny], "negated_shape", [ints("zero1", [0]), ints("one1", [1]), ints("minus1", [-1])]))
 
     # The same If on a constant condition: devplace takes the branch.
     write("static_if.onnx", model_bytes(

@@ -572,6 +572,8 @@ class Folder {
       for (int64_t k = 0; k < length; ++k) out.values.push_back(start + k * d);
       return out;
     }
+    if (op == "Neg") return elementwise({a}, a->type, [](const std::vector<int64_t>& v) { return std::optional<int64_t>(-v[0]); });
+    if (op == "Abs") return elementwise({a}, a->type, [](const std::vector<int64_t>& v) { return std::optional<int64_t>(v[0] < 0 ? -v[0] : v[0]); });
     if (op == "Not") return elementwise({a}, TensorProto::BOOL, [](const std::vector<int64_t>& v) { return std::optional<int64_t>(!v[0]); });
     const IntTensor* b = value(n, 1);
     if (b == nullptr) return std::nullopt;
@@ -590,6 +592,10 @@ class Folder {
         return !c_style && r != 0 && ((r < 0) != (v[1] < 0)) ? r + v[1] : r;
       });
     }
+    if (op == "Max" && n.input_size() == 2)
+      return elementwise({a, b}, a->type, [](const Args& v) { return std::optional<int64_t>(std::max(v[0], v[1])); });
+    if (op == "Min" && n.input_size() == 2)
+      return elementwise({a, b}, a->type, [](const Args& v) { return std::optional<int64_t>(std::min(v[0], v[1])); });
     if (op == "Equal") return elementwise({a, b}, TensorProto::BOOL, [](const Args& v) { return std::optional<int64_t>(v[0] == v[1]); });
     if (op == "Less") return elementwise({a, b}, TensorProto::BOOL, [](const Args& v) { return std::optional<int64_t>(v[0] < v[1]); });
     if (op == "Greater") return elementwise({a, b}, TensorProto::BOOL, [](const Args& v) { return std::optional<int64_t>(v[0] > v[1]); });

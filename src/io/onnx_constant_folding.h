@@ -13,8 +13,9 @@
 // folded, from integer initializers and Constant nodes, and Shape and Size
 // of tensors whose shapes are fixed (graph inputs, value_info). Ops folded:
 // Constant, Identity, Shape, Size, ConstantOfShape, Unsqueeze, Squeeze,
-// Concat, Reshape, Gather, Slice, Transpose, Cast, Range, Add, Sub, Mul,
-// Div, Mod, Equal, Less, Greater, Not, Where, with numpy broadcasting.
+// Concat, Reshape, Gather, Slice, Transpose, Cast, Range, Neg, Abs, Add,
+// Sub, Mul, Div, Mod, Max and Min (of two), Equal, Less, Greater, Not,
+// Where, with numpy broadcasting.
 #pragma once
 
 #include <cstdint>

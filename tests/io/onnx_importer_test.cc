@@ -141,6 +141,7 @@ INSTANTIATE_TEST_SUITE_P(
             "node 'rnn' (#0): control flow (Loop with a trip count or a condition known only at run time, or more "
             "than devplace unrolls: 100000 iterations, 1000000 nodes) is not supported: export the model traced for "
             "fixed inputs (torch.onnx.export without scripting unrolls loops and takes the branch)"},
+        Bad{"sequence_input.onnx", "input 'seq' is a sequence, not a tensor: devplace reads graphs of tensors"},
         Bad{"unknown_shape.onnx",
             "node 'reshape' (#1): output 'reshaped' has unknown dimensions after shape inference (they depend on run-time "
             "values); export the model with fixed shapes"}));
@@ -226,6 +227,15 @@ TEST(OnnxImporter, ShapesFoldedFromShapesInferredInAnEarlierRoundAndEinsum) {
   EXPECT_DOUBLE_EQ(op_named(g, "/Einsum_1").flops, 2.0 * 4 * 16 * 16 * 8);
   EXPECT_FALSE(g.find_op("/Mod").has_value());  // shape arithmetic, folded
   EXPECT_TRUE(expand_training_step(g, TrainingOptions{}).ok());
+}
+
+TEST(OnnxImporter, ShapeArithmeticWithNegMaxAndConstantOfShapeFolds) {
+  // Reshape(x, Concat(Slice(Shape(x), 0, 1), ConstantOfShape(Max(Neg([-1]), [0]), 12))):
+  // [2, 3, 4] -> [2, 12]; the arithmetic is no op.
+  Graph g = load("negated_shape.onnx");
+  const std::vector<int64_t> reshaped = {2, 12};
+  EXPECT_EQ(g.tensor(g.find_tensor("ny").value()).shape, reshaped);
+  EXPECT_EQ(g.num_ops(), 3);  // the input, the Relu, the Reshape
 }
 
 TEST(OnnxImporter, ParametersTheExporterSharesAreEachCounted) {
