@@ -425,16 +425,25 @@ class OnnxReader {
     }
   }
 
+  // What a graph input is when it is no tensor ("a sequence", ...), or null.
+  const char* non_tensor_kind(const std::string& name) const {
+    for (const auto& input : g_.input()) {
+      if (input.name() != name || !input.has_type() || input.type().has_tensor_type()) continue;
+      const auto& type = input.type();
+      return type.has_sequence_type() ? "a sequence"
+             : type.has_optional_type() ? "an optional"
+             : type.has_map_type()      ? "a map"
+             : type.has_sparse_tensor_type() ? "a sparse tensor"
+                                             : "of a type devplace does not know";
+    }
+    return nullptr;
+  }
+
   Status check_data_inputs() {
     for (const std::string& name : data_inputs_) {
       const ValueInfo* v = info(name);
-      for (const auto& input : g_.input()) {
-        if (input.name() != name || !input.has_type() || input.type().has_tensor_type()) continue;
-        const auto& type = input.type();
-        const char* kind = type.has_sequence_type() ? "a sequence" : type.has_optional_type() ? "an optional" : type.has_map_type() ? "a map" : "not a tensor";
-        return invalid_input(source_ + ": input '" + name + "' is " + kind +
-                             (std::string_view(kind) == "not a tensor" ? "" : ", not a tensor") + ": devplace reads graphs of tensors");
-      }
+      if (const char* kind = non_tensor_kind(name))
+        return invalid_input(source_ + ": input '" + name + "' is " + kind + ", not a tensor: devplace reads graphs of tensors");
       if (v == nullptr || !v->has_shape)
         return invalid_input(source_ + ": input '" + name + "' has no shape: export the model with fixed input shapes");
       for (size_t d = 0; d < v->dims.size(); ++d) {
