@@ -34,6 +34,8 @@ Bad fixtures, each for one error message:
   unknown_shape.onnx   a Reshape to a shape given at run time (a graph input)
   control_flow.onnx    an If node whose condition is a graph input
   sequence_input.onnx  a SequenceAt on a graph input that is a sequence of tensors, not a tensor
+  overflow_shape.onnx  a Reshape whose target shape divides -2^63 by -1 (and takes it modulo -1): the
+                       folder must not trap on the overflow; the shape stays unknown
 
 And two with hand-checked costs:
 
@@ -312,6 +314,18 @@ def main():
     zero = helper.make_tensor("zero", TensorProto.INT64, [], [0])
     write("sequence_input.onnx", model_bytes(
         [helper.make_node("SequenceAt", ["seq", "zero"], ["at"], name="first")], [seq], [at], "sequence_input", [zero]))
+
+    # A target shape whose arithmetic overflows 64 bits.
+    ox = helper.make_tensor_value_info("ox", TensorProto.FLOAT, [2, 3])
+    oy = helper.make_tensor_value_info("oy", TensorProto.FLOAT, ["rows", "cols"])
+    write("overflow_shape.onnx", model_bytes(
+        [helper.make_node("Div", ["lowest", "minus_one"], ["quotient"], name="divide"),
+         helper.make_node("Mod", ["lowest", "minus_one"], ["remainder"], name="modulo"),
+         helper.make_node("Concat", ["quotient", "remainder"], ["target"], name="target", axis=0),
+         helper.make_node("Reshape", ["ox", "target"], ["oy"], name="reshape")],
+        [ox], [oy], "overflow_shape",
+        [helper.make_tensor("lowest", TensorProto.INT64, [1], [-2**63]),
+         helper.make_tensor("minus_one", TensorProto.INT64, [1], [-1])]))
 
     # A target shape built with Neg and Max from the input's Shape.
     nx = helper.make_tensor_value_info("nx", TensorProto.FLOAT, [2, 3, 4])

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -565,29 +566,58 @@ class Folder {
       if (limit == nullptr || delta == nullptr || a->values.size() != 1 || limit->values.size() != 1 || delta->values.size() != 1 ||
           delta->values[0] == 0)
         return std::nullopt;
-      const int64_t start = a->values[0], stop = limit->values[0], d = delta->values[0];
-      const int64_t length = std::max<int64_t>(0, (stop - start + d + (d > 0 ? -1 : 1)) / d);
-      if (length > kMaxFoldedElements) return std::nullopt;
+      // In 128 bits: a hostile file's bounds must not overflow.
+      const __int128 start = a->values[0], stop = limit->values[0], d = delta->values[0];
+      const __int128 span = (stop - start + d + (d > 0 ? -1 : 1)) / d;
+      if (span > kMaxFoldedElements) return std::nullopt;
+      const int64_t length = std::max<int64_t>(0, static_cast<int64_t>(span));
       IntTensor out{{length}, {}, a->type};
-      for (int64_t k = 0; k < length; ++k) out.values.push_back(start + k * d);
+      for (int64_t k = 0; k < length; ++k) {
+        const __int128 x = start + k * d;
+        if (x < std::numeric_limits<int64_t>::min() || x > std::numeric_limits<int64_t>::max()) return std::nullopt;
+        out.values.push_back(static_cast<int64_t>(x));
+      }
       return out;
     }
-    if (op == "Neg") return elementwise({a}, a->type, [](const std::vector<int64_t>& v) { return std::optional<int64_t>(-v[0]); });
-    if (op == "Abs") return elementwise({a}, a->type, [](const std::vector<int64_t>& v) { return std::optional<int64_t>(v[0] < 0 ? -v[0] : v[0]); });
+    // Arithmetic that would overflow 64 bits (a hostile file's values) does not fold.
+    constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+    if (op == "Neg")
+      return elementwise({a}, a->type, [](const std::vector<int64_t>& v) { return v[0] == kMin ? std::nullopt : std::optional<int64_t>(-v[0]); });
+    if (op == "Abs")
+      return elementwise({a}, a->type, [](const std::vector<int64_t>& v) {
+        return v[0] == kMin ? std::nullopt : std::optional<int64_t>(v[0] < 0 ? -v[0] : v[0]);
+      });
     if (op == "Not") return elementwise({a}, TensorProto::BOOL, [](const std::vector<int64_t>& v) { return std::optional<int64_t>(!v[0]); });
     const IntTensor* b = value(n, 1);
     if (b == nullptr) return std::nullopt;
     using Args = std::vector<int64_t>;
-    if (op == "Add") return elementwise({a, b}, a->type, [](const Args& v) { return std::optional<int64_t>(v[0] + v[1]); });
-    if (op == "Sub") return elementwise({a, b}, a->type, [](const Args& v) { return std::optional<int64_t>(v[0] - v[1]); });
-    if (op == "Mul") return elementwise({a, b}, a->type, [](const Args& v) { return std::optional<int64_t>(v[0] * v[1]); });
+    if (op == "Add")
+      return elementwise({a, b}, a->type, [](const Args& v) -> std::optional<int64_t> {
+        int64_t r = 0;
+        if (__builtin_add_overflow(v[0], v[1], &r)) return std::nullopt;
+        return r;
+      });
+    if (op == "Sub")
+      return elementwise({a, b}, a->type, [](const Args& v) -> std::optional<int64_t> {
+        int64_t r = 0;
+        if (__builtin_sub_overflow(v[0], v[1], &r)) return std::nullopt;
+        return r;
+      });
+    if (op == "Mul")
+      return elementwise({a, b}, a->type, [](const Args& v) -> std::optional<int64_t> {
+        int64_t r = 0;
+        if (__builtin_mul_overflow(v[0], v[1], &r)) return std::nullopt;
+        return r;
+      });
     if (op == "Div")
-      return elementwise({a, b}, a->type, [](const Args& v) { return v[1] == 0 ? std::nullopt : std::optional<int64_t>(v[0] / v[1]); });
+      return elementwise({a, b}, a->type, [](const Args& v) {
+        return v[1] == 0 || (v[0] == kMin && v[1] == -1) ? std::nullopt : std::optional<int64_t>(v[0] / v[1]);
+      });
     if (op == "Mod") {
       // fmod 0: the sign of the divisor (Python's %); 1: of the dividend (C's %).
       const bool c_style = attr_int(n, "fmod", 0) != 0;
       return elementwise({a, b}, a->type, [c_style](const Args& v) -> std::optional<int64_t> {
-        if (v[1] == 0) return std::nullopt;
+        if (v[1] == 0 || (v[0] == kMin && v[1] == -1)) return std::nullopt;
         const int64_t r = v[0] % v[1];
         return !c_style && r != 0 && ((r < 0) != (v[1] < 0)) ? r + v[1] : r;
       });
