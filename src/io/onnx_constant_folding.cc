@@ -591,24 +591,18 @@ class Folder {
     const IntTensor* b = value(n, 1);
     if (b == nullptr) return std::nullopt;
     using Args = std::vector<int64_t>;
-    if (op == "Add")
-      return elementwise({a, b}, a->type, [](const Args& v) -> std::optional<int64_t> {
+    // x op y, or nothing when it overflows (`overflows` follows the
+    // __builtin_*_overflow convention: true on overflow, else *r set).
+    auto checked = [&](bool (*overflows)(int64_t, int64_t, int64_t*)) {
+      return elementwise({a, b}, a->type, [overflows](const Args& v) -> std::optional<int64_t> {
         int64_t r = 0;
-        if (__builtin_add_overflow(v[0], v[1], &r)) return std::nullopt;
+        if (overflows(v[0], v[1], &r)) return std::nullopt;
         return r;
       });
-    if (op == "Sub")
-      return elementwise({a, b}, a->type, [](const Args& v) -> std::optional<int64_t> {
-        int64_t r = 0;
-        if (__builtin_sub_overflow(v[0], v[1], &r)) return std::nullopt;
-        return r;
-      });
-    if (op == "Mul")
-      return elementwise({a, b}, a->type, [](const Args& v) -> std::optional<int64_t> {
-        int64_t r = 0;
-        if (__builtin_mul_overflow(v[0], v[1], &r)) return std::nullopt;
-        return r;
-      });
+    };
+    if (op == "Add") return checked([](int64_t x, int64_t y, int64_t* r) { return __builtin_add_overflow(x, y, r); });
+    if (op == "Sub") return checked([](int64_t x, int64_t y, int64_t* r) { return __builtin_sub_overflow(x, y, r); });
+    if (op == "Mul") return checked([](int64_t x, int64_t y, int64_t* r) { return __builtin_mul_overflow(x, y, r); });
     if (op == "Div")
       return elementwise({a, b}, a->type, [](const Args& v) {
         return v[1] == 0 || (v[0] == kMin && v[1] == -1) ? std::nullopt : std::optional<int64_t>(v[0] / v[1]);
