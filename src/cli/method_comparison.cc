@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <limits>
+#include <sstream>
 
 #include "common/check.h"
 #include "common/format.h"
@@ -143,6 +145,7 @@ json::Json method_result_json(const MethodResult& r) {
             {"evaluations", r.run->evaluations},
             {"ratio_to_lower_bound", number_or_null(r.ratio_to_lower_bound)},
             {"speedup_over_paper_baselines", number_or_null(r.speedup_over_paper_baselines)}});
+  if (r.run->final_policy) j["final_policy"] = final_policy_json(r.run->final_policy);
   if (is_searching(r.role)) {
     json::Json curve = json::Json::object();
     for (const auto& [evaluations, best] : r.best_after) curve[std::to_string(evaluations)] = number_or_null(best);
@@ -187,6 +190,7 @@ Result<Comparison> comparison_from_json(const json::Json& answer, const std::str
         run.evaluation.oom = j.at("oom").get<bool>();
         run.search_time_s = j.at("search_time_s").get<double>();
         run.evaluations = j.at("evaluations").get<int64_t>();
+        if (const auto f = j.find("final_policy"); f != j.end()) run.final_policy = final_policy_from_json(*f);
         r.run = std::move(run);
       }
       c.results.push_back(std::move(r));
@@ -224,6 +228,93 @@ std::string curves_table(const std::vector<std::pair<std::string, const Comparis
         out += pad_left(it == r.best_after.end() ? "-" : std::isfinite(it->second) ? format_seconds(it->second) : "none fits", 12);
       }
       out += "\n";
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// v with `digits` digits after the point.
+std::string format_fixed(double v, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
+  return buffer;
+}
+
+}  // namespace
+
+json::Json final_policy_json(const std::optional<FinalPolicy>& f) {
+  if (!f) return nullptr;
+  return {{"updates", f->updates},
+          {"samples", f->samples},
+          {"mean_sample_step_time_s", number_or_null(f->mean_sample_step_s)},
+          {"samples_fit_fraction", f->samples > 0 ? json::Json(f->fit_fraction) : json::Json(nullptr)},
+          {"entropy_per_decision", number_or_null(f->entropy_per_decision)},
+          {"greedy_step_time_s", f->greedy_step_s ? json::Json(*f->greedy_step_s) : json::Json(nullptr)},
+          {"greedy_oom", f->greedy_step_s ? json::Json(f->greedy_oom) : json::Json(nullptr)}};
+}
+
+std::optional<FinalPolicy> final_policy_from_json(const json::Json& j) {
+  if (j.is_null()) return std::nullopt;
+  auto number = [](const json::Json& v) { return v.is_null() ? kNan : v.get<double>(); };
+  FinalPolicy f;
+  f.updates = j.at("updates").get<int64_t>();
+  f.samples = j.at("samples").get<int64_t>();
+  f.mean_sample_step_s = number(j.at("mean_sample_step_time_s"));
+  f.fit_fraction = j.at("samples_fit_fraction").is_null() ? 0.0 : j.at("samples_fit_fraction").get<double>();
+  f.entropy_per_decision = number(j.at("entropy_per_decision"));
+  if (!j.at("greedy_step_time_s").is_null()) {
+    f.greedy_step_s = j.at("greedy_step_time_s").get<double>();
+    f.greedy_oom = j.at("greedy_oom").get<bool>();
+  }
+  return f;
+}
+
+std::string final_policy_line(const FinalPolicy& f) {
+  std::ostringstream out;
+  out << (f.updates > 0 ? "after " + std::to_string(f.updates) + " updates" : std::string("not trained in this run"));
+  if (f.samples > 0) {
+    const int64_t fits = std::llround(f.fit_fraction * static_cast<double>(f.samples));
+    out << ", " << (f.updates > 0 ? "its last " : "its ") << f.samples << " samples average "
+        << (fits > 0 ? format_seconds(f.mean_sample_step_s) : std::string("nothing: none fits")) << " ("
+        << (fits == f.samples ? std::string("all fit") : std::to_string(fits) + " fit");
+    if (std::isfinite(f.entropy_per_decision))
+      out << "; entropy " << format_fixed(f.entropy_per_decision, 3) << " nats per decision";
+    out << ")";
+  }
+  out << "; " << (f.greedy_step_s ? "its greedy decode " + format_seconds(*f.greedy_step_s) + (f.greedy_oom ? " (OOM)" : "")
+                                  : std::string("no evaluation was left for its greedy decode"));
+  return out.str();
+}
+
+
+std::string final_policies_table(const std::vector<std::pair<std::string, const Comparison*>>& rows) {
+  size_t label_width = 0, method_width = 8;
+  bool any = false;
+  for (const auto& [label, c] : rows) {
+    for (const MethodResult& r : c->results) {
+      if (!r.run || !r.run->final_policy) continue;
+      any = true;
+      if (!label.empty()) label_width = std::max(label_width, label.size() + 2);
+      method_width = std::max(method_width, shown_method(r).size() + 2);
+    }
+  }
+  if (!any) return "";
+  std::string out = pad_right("", label_width) + pad_right("method", method_width) + pad_left("updates", 9) +
+                    pad_left("mean sample", 13) + pad_left("samples", 9) + pad_left("greedy", 12) + pad_left("entropy", 9) +
+                    pad_left("answer", 12) + "\n";
+  for (const auto& [label, c] : rows) {
+    for (const MethodResult& r : c->results) {
+      if (!r.run || !r.run->final_policy) continue;
+      const FinalPolicy& f = *r.run->final_policy;
+      const int64_t fits = std::llround(f.fit_fraction * static_cast<double>(f.samples));
+      out += pad_right(label, label_width) + pad_right(shown_method(r), method_width) + pad_left(std::to_string(f.updates), 9) +
+             pad_left(f.samples == 0 ? "-" : fits == 0 ? "none fits" : format_seconds(f.mean_sample_step_s), 13) +
+             pad_left(f.samples == 0 ? "-" : fits == f.samples ? std::to_string(f.samples) : std::to_string(fits) + "/" + std::to_string(f.samples), 9) +
+             pad_left(f.greedy_step_s ? format_seconds(*f.greedy_step_s) + (f.greedy_oom ? " OOM" : "") : "-", 12) +
+             pad_left(std::isfinite(f.entropy_per_decision) ? format_fixed(f.entropy_per_decision, 3) : "-", 9) +
+             pad_left(format_seconds(r.run->evaluation.step_time_s), 12) + "\n";
     }
   }
   return out;

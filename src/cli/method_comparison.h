@@ -102,6 +102,21 @@ Result<Comparison> comparison_from_json(const json::Json& answer, const std::str
 // column per milestone reached; nothing when no method searched.
 std::string curves_table(const std::vector<std::pair<std::string, const Comparison*>>& rows);
 
+// A learned placer's policy at the end (FinalPolicy), as JSON: {"updates",
+// "samples", "mean_sample_step_time_s", "samples_fit_fraction",
+// "entropy_per_decision", "greedy_step_time_s", "greedy_oom"}, null
+// figures where not known; null without one.
+json::Json final_policy_json(const std::optional<FinalPolicy>& policy);
+// Its inverse, for answers read back (--reuse); null gives nothing.
+std::optional<FinalPolicy> final_policy_from_json(const json::Json& j);
+// One line: "after 250 updates, its last 16 samples average 398 ms (all
+// fit; entropy 0.006 nats per decision); its greedy decode 507 ms".
+std::string final_policy_line(const FinalPolicy& policy);
+// The learned methods of `rows` whose policy is known: a line per row and
+// method with its last samples' mean step time, its greedy decode's and
+// its entropy; nothing when there are none.
+std::string final_policies_table(const std::vector<std::pair<std::string, const Comparison*>>& rows);
+
 // Which part of the bound binds: "critical path", "load" or "group".
 std::string_view binding_part(const LowerBound& bound);
 // {"critical_path_s", "load_s", "group_s", "binding"}.

@@ -129,6 +129,7 @@ json::Json report_json(const PlaceReport& r) {
           {"search_time_s", r.run.search_time_s},
           {"evaluations", r.run.evaluations},
           {"resumed", resumed_json(r.run.resumed)},
+          {"final_policy", final_policy_json(r.run.final_policy)},
           {"lower_bound_s", r.bound.value_s()},
           {"lower_bound", lower_bound_json(r.bound)},
           {"ratio_to_lower_bound", number_or_null(ratio(step, r.bound.value_s()))},
@@ -170,6 +171,7 @@ void print_report(const PlaceReport& r) {
               << " sampled placements, " << format_seconds(w->seconds_before) << "); in all " << w->updates_total << " updates ("
               << w->evaluations_total << " sampled placements, " << format_seconds(w->seconds_total) << "), as the training log counts\n";
   }
+  if (r.run.final_policy) std::cout << "policy       " << final_policy_line(*r.run.final_policy) << "\n";
   std::cout
             << "lower bound  " << format_seconds(r.bound.value_s()) << " (" << binding_part(r.bound)
             << " binds; critical path " << format_seconds(r.bound.critical_path_s) << ", load "

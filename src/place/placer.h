@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,6 +65,20 @@ struct ResumedWork {
   double seconds_total = 0;
 };
 
+// What a learned placer's policy had become when it stopped: the samples
+// of its last update and its greedy decode. The answer is the best
+// placement ever evaluated, which may be one lucky sample; the mean of the
+// last samples is what the policy itself has learned.
+struct FinalPolicy {
+  int64_t updates = 0;  // in all (a resumed run's earlier ones included); 0 for a policy used as it is
+  int64_t samples = 0;  // placements the last update (or the untrained policy) drew; 0: none
+  double mean_sample_step_s = std::numeric_limits<double>::quiet_NaN();  // over those that fit; NaN: none fit
+  double fit_fraction = 0;                                               // of those samples, the share that fit
+  double entropy_per_decision = std::numeric_limits<double>::quiet_NaN();  // of the policy that drew them; NaN: not computed
+  std::optional<double> greedy_step_s;  // its most likely placement; absent when the budget left no evaluation for it
+  bool greedy_oom = false;
+};
+
 class Placer {
  public:
   virtual ~Placer() = default;
@@ -88,6 +103,8 @@ class Placer {
   // After place(): the earlier training this run continued, if it resumed
   // from a checkpoint.
   virtual std::optional<ResumedWork> resumed() const { return std::nullopt; }
+  // After place(): a learned placer's policy at the end.
+  virtual std::optional<FinalPolicy> final_policy() const { return std::nullopt; }
 };
 
 // Where a placer stands in a comparison (`devplace compare` orders and

@@ -40,6 +40,7 @@ Result<PlacerRun> run_placer(std::string_view method, const Problem& problem, Ev
   run.evaluations = evaluations;
   run.num_groups = grouping.num_groups();
   run.resumed = placer->resumed();
+  run.final_policy = placer->final_policy();
   return run;
 }
 

@@ -36,6 +36,8 @@ struct PlacerRun {
   // A learned placer resumed from a checkpoint: the training before this
   // run and in all (search_time_s and evaluations count this run only).
   std::optional<ResumedWork> resumed;
+  // A learned placer: its policy's last samples and greedy decode.
+  std::optional<FinalPolicy> final_policy;
 };
 
 // Fails on an unknown method, on method options the placer rejects, or

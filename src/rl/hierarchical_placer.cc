@@ -56,15 +56,20 @@ class HierarchicalPlacer : public Placer {
     options.run = training_;
     ResumedWork resumed;
     options.resumed = &resumed;
+    FinalPolicy final_policy;
+    options.final_policy = &final_policy;
     Result<Placement> placement = train_reinforce(policy, units, unit_ctx, options, "hierarchical");
     if (!training_.resume_path.empty()) resumed_ = resumed;
+    final_policy_ = final_policy;
     return placement;
   }
   std::optional<ResumedWork> resumed() const override { return resumed_; }
+  std::optional<FinalPolicy> final_policy() const override { return final_policy_; }
 
  private:
   TrainingRunOptions training_;
   std::optional<ResumedWork> resumed_;
+  std::optional<FinalPolicy> final_policy_;
 };
 
 }  // namespace

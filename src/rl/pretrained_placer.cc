@@ -55,19 +55,37 @@ class PretrainedPlacer : public Placer {
     std::vector<Result<Evaluation>> results = ctx.evaluator.evaluate_all(placements, std::max(1, options_.threads));
     double best_cost = std::numeric_limits<double>::infinity();
     size_t best = 0;
+    FinalPolicy final_policy;  // row 0 is the greedy decode, the others samples
+    double fit_sum = 0;
+    int64_t fits = 0;
     for (size_t s = 0; s < results.size(); ++s) {
       if (!results[s].ok()) return results[s].error();
-      const double cost = search_cost_s(ctx.problem, results[s].value());
+      const Evaluation& e = results[s].value();
+      const double cost = search_cost_s(ctx.problem, e);
       if (cost < best_cost) {
         best_cost = cost;
         best = s;
       }
+      const bool fit = !e.oom && !e.failed;
+      if (s == 0) {
+        final_policy.greedy_step_s = e.step_time_s;
+        final_policy.greedy_oom = !fit;
+      } else if (fit) {
+        fit_sum += e.step_time_s;
+        ++fits;
+      }
     }
+    final_policy.samples = static_cast<int64_t>(results.size()) - 1;
+    if (fits > 0) final_policy.mean_sample_step_s = fit_sum / static_cast<double>(fits);
+    if (final_policy.samples > 0) final_policy.fit_fraction = static_cast<double>(fits) / static_cast<double>(final_policy.samples);
+    final_policy_ = final_policy;
     return std::move(placements[best]);
   }
+  std::optional<FinalPolicy> final_policy() const override { return final_policy_; }
 
  private:
   TrainingRunOptions options_;
+  std::optional<FinalPolicy> final_policy_;
 };
 
 }  // namespace

@@ -340,13 +340,18 @@ Status warm_start(PlacementPolicy& policy, torch::optim::Optimizer& optimizer, c
 }
 
 Status greedy_decode(PlacementPolicy& policy, const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options,
-                     uint64_t seed_base, TrainState& state) {
+                     uint64_t seed_base, TrainState& state, FinalPolicy* out) {
   torch::NoGradGuard no_grad;
   torch::manual_seed(seed_base & 0x7fffffffffffffffULL);
   PolicySample greedy = policy.sample(1, /*greedy=*/true, 0.0);
   std::vector<double> times;
   std::vector<bool> valid;
-  return score_samples(greedy.devices, units, ctx, options, state, times, valid);
+  DEVPLACE_RETURN_IF_ERROR(score_samples(greedy.devices, units, ctx, options, state, times, valid));
+  if (out != nullptr) {
+    out->greedy_step_s = times[0];
+    out->greedy_oom = !valid[0];
+  }
+  return Status::ok_status();
 }
 
 Result<Placement> polish(const Grouping& units, const PlaceContext& ctx, uint64_t seed_base, const TrainState& state,
@@ -405,21 +410,30 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
   TrainingRun run(policy, optimizer, state, Fingerprint{units.num_groups(), ctx.problem.num_devices(), options.samples_per_update, name_hash(method)},
                   training, method, source.label());
   DEVPLACE_RETURN_IF_ERROR(run.open());
-  // What a resumed run reports of the training before it, and at every
-  // return from here on, in all.
-  struct ResumedReport {
-    ResumedWork* out;
+  // What the caller learns at every return from here on: a resumed run's
+  // training before it and in all, and the policy at the end (its last
+  // update's samples, then its greedy decode).
+  FinalPolicy final_policy;
+  struct EndReport {
+    ResumedWork* resumed;
+    FinalPolicy* policy_out;
+    const FinalPolicy& policy;
     const TrainState& state;
     const TrainingRun& run;
-    ~ResumedReport() {
-      if (out == nullptr) return;
-      out->updates_total = state.iteration;
-      out->evaluations_total = state.evaluations;
-      out->seconds_total = run.wall_s();
+    ~EndReport() {
+      if (resumed != nullptr) {
+        resumed->updates_total = state.iteration;
+        resumed->evaluations_total = state.evaluations;
+        resumed->seconds_total = run.wall_s();
+      }
+      if (policy_out != nullptr) {
+        *policy_out = policy;
+        policy_out->updates = state.iteration;
+      }
     }
-  } resumed_report{training.resume_path.empty() ? nullptr : options.resumed, state, run};
-  if (resumed_report.out != nullptr) {
-    *resumed_report.out = ResumedWork{training.resume_path, state.iteration, state.evaluations, state.elapsed_s};
+  } end_report{training.resume_path.empty() ? nullptr : options.resumed, options.final_policy, final_policy, state, run};
+  if (end_report.resumed != nullptr) {
+    *end_report.resumed = ResumedWork{training.resume_path, state.iteration, state.evaluations, state.elapsed_s};
   }
   // Ctrl-C from here on (the warm start's search and imitation too) saves
   // a checkpoint and returns the best placement so far.
@@ -449,6 +463,10 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
     }
     ++state.iteration;  // before the record, so that a checkpoint counts this update
     state.evaluations += outcome.value().samples;
+    final_policy.samples = outcome.value().samples;
+    final_policy.mean_sample_step_s = outcome.value().mean_valid_time_s;
+    final_policy.fit_fraction = outcome.value().valid_fraction;
+    final_policy.entropy_per_decision = outcome.value().entropy;
     failed = run.record(state.evaluations, outcome.value().mean_valid_time_s, outcome.value().entropy, outcome.value().valid_fraction,
                         lr, fraction_done(state.iteration));
     if (!failed.ok()) break;
@@ -463,7 +481,7 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
     if (state.best.empty()) return internal_error(std::string(method) + ": interrupted before any placement was evaluated");
     return units.to_placement(state.best);
   }
-  if (eval_budget <= 0 || used() < eval_budget) DEVPLACE_RETURN_IF_ERROR(greedy_decode(policy, units, ctx, options, seed_base, state));
+  if (eval_budget <= 0 || used() < eval_budget) DEVPLACE_RETURN_IF_ERROR(greedy_decode(policy, units, ctx, options, seed_base, state, &final_policy));
   if (state.best.empty()) return internal_error(std::string(method) + ": the budget allowed no evaluation");
   if (!training.checkpoint_path.empty()) DEVPLACE_RETURN_IF_ERROR(run.checkpoint(training.checkpoint_path));
   const double left_s = ctx.budget.seconds > 0 ? std::max(1e-3, ctx.budget.seconds - run.wall_s() + state.elapsed_s) : 0.0;

@@ -130,6 +130,8 @@ struct ReinforceOptions {
   // Out: when run.resume_path is set, the training before this run and in
   // all (null: not wanted).
   ResumedWork* resumed = nullptr;
+  // Out: the policy's last update and greedy decode (null: not wanted).
+  FinalPolicy* final_policy = nullptr;
 };
 
 // The 2017 paper's recipe: K = 8, the moving-average baseline, one plain

@@ -74,9 +74,10 @@ Status check_finite(const torch::Tensor& loss, std::string_view method, int64_t 
 Status warm_start(PlacementPolicy& policy, torch::optim::Optimizer& optimizer, const Grouping& units, const PlaceContext& ctx,
                   const ReinforceOptions& options, uint64_t seed_base, TrainState& state);
 
-// Lets the greedy decode compete with the best placement so far.
+// Lets the greedy decode compete with the best placement so far; its step
+// time and whether it fits go to `out` when given.
 Status greedy_decode(PlacementPolicy& policy, const Grouping& units, const PlaceContext& ctx, const ReinforceOptions& options,
-                     uint64_t seed_base, TrainState& state);
+                     uint64_t seed_base, TrainState& state, FinalPolicy* out);
 // The answer: local search from the best placement with `evaluations`
 // evaluations and `seconds` (0: no time limit), or the best itself when
 // evaluations is 0.

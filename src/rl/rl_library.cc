@@ -82,6 +82,7 @@ class RlLibraryPlacer : public Placer {
 
   std::string label() const override { return rl::pipeline_label(name_, options_); }
   std::optional<ResumedWork> resumed() const override { return placer_ ? placer_->resumed() : std::nullopt; }
+  std::optional<FinalPolicy> final_policy() const override { return placer_ ? placer_->final_policy() : std::nullopt; }
 
  private:
   std::string name_;

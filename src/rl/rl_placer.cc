@@ -48,11 +48,15 @@ class RlPlacer : public Placer {
     options.run = training_;
     ResumedWork resumed;
     options.resumed = &resumed;
+    FinalPolicy final_policy;
+    options.final_policy = &final_policy;
     Result<Placement> placement = train_reinforce(*policy, grouping, ctx, options, "rl");
     if (!training_.resume_path.empty()) resumed_ = resumed;
+    final_policy_ = final_policy;
     return placement;
   }
   std::optional<ResumedWork> resumed() const override { return resumed_; }
+  std::optional<FinalPolicy> final_policy() const override { return final_policy_; }
 
  private:
   // The paper's seq2seq, randomly initialised from torch's generator.
@@ -78,6 +82,7 @@ class RlPlacer : public Placer {
 
   TrainingRunOptions training_;
   std::optional<ResumedWork> resumed_;
+  std::optional<FinalPolicy> final_policy_;
 };
 
 }  // namespace

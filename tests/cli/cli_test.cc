@@ -683,6 +683,9 @@ TEST(Cli, PlaceRlRunsWithinItsEvaluationsAndPrintsAStepTime) {
   EXPECT_NE(value.find('s'), std::string::npos) << value;
   EXPECT_EQ(r.out.find("OOM          yes"), std::string::npos) << r.out;
   EXPECT_EQ(r.err.find("interrupted"), std::string::npos) << r.err;
+  // The policy at the end: one update of 16 samples, then its greedy decode.
+  EXPECT_NE(r.out.find("policy       after 1 updates, its last 16 samples average "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; its greedy decode "), std::string::npos) << r.out;
 
   CliRun j = devplace("place --method rl --evaluations 17 --graph zoo:layered:layers=4 --cluster k80x2 --threads 2 --json");
   ASSERT_EQ(j.exit_code, 0) << j.err;
@@ -692,6 +695,12 @@ TEST(Cli, PlaceRlRunsWithinItsEvaluationsAndPrintsAStepTime) {
   EXPECT_GE(pj["ratio_to_lower_bound"].get<double>(), kAtLeastOne);
   EXPECT_GT(pj["evaluations"].get<int64_t>(), 0);
   EXPECT_GT(pj["groups"].get<int>(), 0);
+  const nlohmann::json& policy = pj["final_policy"];
+  EXPECT_EQ(policy["updates"], 1);
+  EXPECT_EQ(policy["samples"], 16);
+  EXPECT_GE(policy["mean_sample_step_time_s"].get<double>(), pj["step_time_s"].get<double>());
+  EXPECT_GE(policy["greedy_step_time_s"].get<double>(), pj["step_time_s"].get<double>());
+  EXPECT_GT(policy["entropy_per_decision"].get<double>(), 0);
 }
 
 // A pipeline is named as one in compare's table and JSON: what ran, not
@@ -708,6 +717,10 @@ TEST(Cli, CompareNamesAPipelineByItsStages) {
   EXPECT_EQ(results[0]["requested_method"], "rl");
   EXPECT_EQ(results[1]["method"], "local-search");
   EXPECT_FALSE(results[1].contains("requested_method"));
+  // The learned row says what its policy had become; a search has none.
+  EXPECT_EQ(results[0]["final_policy"]["samples"], 16);
+  EXPECT_FALSE(results[1].contains("final_policy"));
+  EXPECT_NE(text.out.find("the learned policies at the end"), std::string::npos) << text.out;
 }
 
 TEST(Cli, CompareSuitePaperHasTheSixRowsOfTable1) {

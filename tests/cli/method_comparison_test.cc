@@ -4,6 +4,7 @@
 #include "cli/method_comparison.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,59 @@ TEST(ResolveMethods, ListOverridesTheDefaultsInTheOrderGiven) {
     ASSERT_TRUE(only_cpu.ok());
     EXPECT_EQ(only_cpu.value(), std::vector<std::string>{"cpu"});
   }
+}
+
+// A learned row's policy at the end survives --json and --reuse: the
+// answer read back holds the same figures, null ones included.
+TEST(MethodResultJson, FinalPolicyRoundTrips) {
+  MethodResult r;
+  r.method = "rl";
+  r.role = PlacerRole::kLearned;
+  PlacerRun run;
+  run.method = "rl";
+  run.evaluation.step_time_s = 0.4;
+  run.search_time_s = 2.0;
+  run.evaluations = 1601;
+  FinalPolicy f;
+  f.updates = 100;
+  f.samples = 16;
+  f.mean_sample_step_s = 0.45;
+  f.fit_fraction = 0.75;
+  f.entropy_per_decision = 0.02;
+  f.greedy_step_s = 0.5;
+  f.greedy_oom = true;
+  run.final_policy = f;
+  r.run = run;
+  r.ratio_to_lower_bound = 2.0;
+  r.speedup_over_paper_baselines = 1.1;
+  const json::Json answer = {{"best_paper_baseline_s", 0.5}, {"results", {method_result_json(r)}}};
+  Result<Comparison> back = comparison_from_json(answer, "answer.json");
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  const std::optional<FinalPolicy>& g = back.value().results[0].run->final_policy;
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(g->updates, 100);
+  EXPECT_EQ(g->samples, 16);
+  EXPECT_DOUBLE_EQ(g->mean_sample_step_s, 0.45);
+  EXPECT_DOUBLE_EQ(g->fit_fraction, 0.75);
+  EXPECT_DOUBLE_EQ(g->entropy_per_decision, 0.02);
+  ASSERT_TRUE(g->greedy_step_s.has_value());
+  EXPECT_DOUBLE_EQ(*g->greedy_step_s, 0.5);
+  EXPECT_TRUE(g->greedy_oom);
+  const std::string table = final_policies_table({{"row", &back.value()}});
+  EXPECT_NE(table.find("450.000 ms"), std::string::npos) << table;
+  EXPECT_NE(table.find("12/16"), std::string::npos) << table;
+  EXPECT_NE(table.find("OOM"), std::string::npos) << table;
+
+  // No samples and no greedy decode (a run stopped at once): nulls, and back.
+  f = FinalPolicy{};
+  r.run->final_policy = f;
+  const json::Json empty = method_result_json(r)["final_policy"];
+  EXPECT_TRUE(empty["mean_sample_step_time_s"].is_null());
+  EXPECT_TRUE(empty["greedy_step_time_s"].is_null());
+  Result<Comparison> none = comparison_from_json({{"best_paper_baseline_s", 0.5}, {"results", {method_result_json(r)}}}, "a.json");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none.value().results[0].run->final_policy->greedy_step_s.has_value());
+  EXPECT_TRUE(std::isnan(none.value().results[0].run->final_policy->mean_sample_step_s));
 }
 
 }  // namespace

@@ -386,6 +386,19 @@ TEST(Pretrained, PlacesWithinItsBudgetAndRepeatsWithTheSeed) {
   ASSERT_TRUE(first.ok()) << first.error().message();
   EXPECT_EQ(first.value().method, "pretrained");
   EXPECT_EQ(first.value().evaluations, 6);  // the greedy decode and 5 samples
+  // Its policy as it placed: not trained here, 5 samples and the greedy
+  // decode, the answer the best of them.
+  ASSERT_TRUE(first.value().final_policy.has_value());
+  const FinalPolicy& f = *first.value().final_policy;
+  EXPECT_EQ(f.updates, 0);
+  EXPECT_EQ(f.samples, 5);
+  ASSERT_TRUE(f.greedy_step_s.has_value());
+  const double answer = first.value().evaluation.step_time_s;
+  if (f.fit_fraction == 1.0 && !f.greedy_oom) {
+    EXPECT_LE(answer, *f.greedy_step_s);
+    EXPECT_LE(answer, f.mean_sample_step_s);
+  }
+  EXPECT_TRUE(std::isnan(f.entropy_per_decision));  // decoding computes no entropy
   Result<PlacerRun> second = run_placer("pretrained", *o.problem, sim, run);
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(first.value().placement.device_of_op, second.value().placement.device_of_op);
@@ -393,6 +406,7 @@ TEST(Pretrained, PlacesWithinItsBudgetAndRepeatsWithTheSeed) {
   Result<PlacerRun> capped = run_placer("pretrained", *o.problem, sim, run);
   ASSERT_TRUE(capped.ok());
   EXPECT_EQ(capped.value().evaluations, 3);
+  EXPECT_EQ(capped.value().final_policy->samples, 2);
 
   run.method_options = {{"policy", temp("none.pt")}};
   EXPECT_FALSE(run_placer("pretrained", *o.problem, sim, run).ok());

@@ -12,6 +12,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
+#include <string>
 
 #include "../test_clusters.h"
 #include "../test_graphs.h"
@@ -408,6 +410,41 @@ TEST_F(RlCheckpoint, InterruptSavesACheckpointThatResumesExactly) {
   EXPECT_LT(stopped.evaluations, whole.evaluations);
   const PlacerRun rest = train(6, "", "", path("ck")).value();
   EXPECT_EQ(rest.placement, whole.placement);
+}
+
+// What a run reports of its policy at the end is the training log's last
+// update (its samples' mean step time, entropy and share that fit) and the
+// greedy decode it evaluated last; the answer is no worse than either.
+TEST_F(RlCheckpoint, FinalPolicyIsTheLogsLastUpdateAndItsGreedyDecode) {
+  const PlacerRun r = train(5, path("final.csv"), "", "").value();
+  ASSERT_TRUE(r.final_policy.has_value());
+  const FinalPolicy& f = *r.final_policy;
+  std::ifstream in(path("final.csv"));
+  std::string line, last;
+  while (std::getline(in, line)) last = line;
+  std::vector<double> cells;
+  std::istringstream fields(last);
+  for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(std::stod(cell));
+  // iteration, wall_s, evaluations, mean_step_s, best_step_s, baseline_s, entropy, valid_fraction, learning_rate
+  ASSERT_EQ(cells.size(), 9u) << last;
+  EXPECT_EQ(f.updates, 5);
+  EXPECT_EQ(f.updates, static_cast<int64_t>(cells[0]));
+  EXPECT_EQ(f.samples, 16);  // the default draws 16 per update
+  EXPECT_NEAR(f.mean_sample_step_s, cells[3], 1e-5 * cells[3]);
+  EXPECT_NEAR(f.entropy_per_decision, cells[6], 1e-5 * cells[6] + 1e-9);
+  EXPECT_NEAR(f.fit_fraction, cells[7], 1e-6);
+  ASSERT_TRUE(f.greedy_step_s.has_value());
+  EXPECT_GT(*f.greedy_step_s, 0);
+  EXPECT_LE(search_cost_s(*problem_, r.evaluation), *f.greedy_step_s * (1 + 1e-12));
+  EXPECT_LE(r.evaluation.step_time_s, cells[4] * (1 + 1e-5));  // the log's best so far
+  // A run stopped by Ctrl-C has no greedy decode, and says so.
+  clear_interrupt();
+  InterruptingEvaluator stopper(*problem_, 20);
+  const PlacerRun stopped = train(6, "", path("stopped.ckpt"), "", &stopper).value();
+  clear_interrupt();
+  ASSERT_TRUE(stopped.final_policy.has_value());
+  EXPECT_LT(stopped.final_policy->updates, 6);
+  EXPECT_FALSE(stopped.final_policy->greedy_step_s.has_value());
 }
 
 // --cool-to: the first update samples at temperature 1, as without it, and
