@@ -70,6 +70,7 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
        "a last stage: N evaluations of local search from a learned method's best placement (default 0; renames the "
        "method, e.g. rl>local-search)"},
       {"learning-rate", "X", "a learned method's Adam learning rate (default 1e-3; paper recipe 0.01)"},
+      {"lr-decay", "X", "the factor a learned method's learning rate is multiplied by every 25 updates after update 100 (default 0.95; 1: constant)"},
       {"samples", "K", "placements a learned method samples per update (default 16; paper recipe 8)"},
       {"epochs", "N", "a learned method's optimizer steps per batch of samples (default 4; paper recipe 1)"},
       {"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 0: off)"},
@@ -155,6 +156,13 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
     if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(lr) || lr <= 0 || lr > 10)
       return invalid_input("--learning-rate: expected a number in (0, 10], got '" + *text + "'");
     training.learning_rate = lr;
+  }
+  if (auto text = get(options, "lr-decay")) {
+    double decay = 0;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), decay);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(decay) || decay <= 0 || decay > 1)
+      return invalid_input("--lr-decay: expected a factor in (0, 1], got '" + *text + "'");
+    training.lr_decay = decay;
   }
   DEVPLACE_ASSIGN_OR_RETURN(training.samples_per_update, positive_int(options, "samples", 0, kMaxSamples));
   if (auto text = get(options, "samples"); text && training.samples_per_update < 2)

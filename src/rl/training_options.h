@@ -58,6 +58,7 @@ struct TrainingRunOptions {
   int64_t polish_evaluations = -1; // local search from the best placement at the end; -1: none
   WarmStart warm_start = WarmStart::kDefault;
   double learning_rate = 0;        // REINFORCE's Adam; 0: the method's default
+  double lr_decay = 0;             // the factor the learning rate is multiplied by every 25 updates after update 100; 0: the recipe's
   int64_t samples_per_update = 0;  // K; 0: the recipe's
   int64_t epochs = 0;              // optimizer steps per batch; 0: the recipe's
   double entropy_weight = -1;      // entropy bonus at the start; < 0: the recipe's
@@ -90,6 +91,7 @@ const std::vector<MethodOptionSpec>& training_option_specs();
 // --threads N (default 1), each > 0; --training-log FILE, --checkpoint
 // FILE, --resume FILE (which must exist); --recipe default|paper;
 // --warm-start search|fast|none; --polish N; --learning-rate X;
+// --lr-decay X in (0, 1];
 // --samples K (>= 2); --epochs N; --cool-to T in [0.01, 1];
 // --entropy-weight, --elite-weight,
 // --stickiness, --affinity and --speed-prior X in [0, 100];

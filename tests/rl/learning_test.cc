@@ -197,6 +197,32 @@ TEST(EntropyWeight, HalvesEveryHalfLifeWhateverTheBudget) {
   EXPECT_DOUBLE_EQ(entropy_weight_at(options, 100000), 0.02);
 }
 
+// The learning rate holds for 100 updates, then falls by the decay every
+// 25; --lr-decay sets the factor (1: constant).
+TEST(LearningRate, DecaysByTheFactorGivenEvery25UpdatesAfter100) {
+  Cluster cluster = testing::toy_cluster(700'000'000);
+  std::unique_ptr<CostModel> cost = make_default_cost_model();
+  Graph graph = testing::tiny_dag(1, 5);
+  const Problem problem = Problem::create(graph, cluster, *cost).value();
+  const Grouping grouping = Grouping::create(problem, GroupingOptions{GroupingKind::kColocation});
+  Simulator sim(problem);
+  Rng rng(1);
+  const PlaceContext ctx{problem, grouping, sim, Budget{}, rng};
+  ReinforceOptions given;
+  ReinforceOptions options = effective_options(ctx, given);
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 99), 1e-3);
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 100), 1e-3 * 0.95);
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 150), 1e-3 * 0.95 * 0.95 * 0.95);
+  given.run = parse_training_options({{"lr-decay", "1"}}).value();
+  options = effective_options(ctx, given);
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 10000), 1e-3);
+  given.run = parse_training_options({{"lr-decay", "0.5"}, {"learning-rate", "0.004"}}).value();
+  options = effective_options(ctx, given);
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 125), 0.001);
+  for (const char* bad : {"0", "1.5", "-0.1", "nan", "x"})
+    EXPECT_FALSE(parse_training_options({{"lr-decay", bad}}).ok()) << bad;
+}
+
 // The stickiness prior: a fresh policy gives neighbouring groups the same
 // device more often than without it, and evaluate() scores its samples as
 // sample() did.
