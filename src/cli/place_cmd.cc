@@ -283,7 +283,9 @@ Status run_place(const ArgList& argv) {
   if (report_file) {
     report::Report rep;
     rep.title = method + ": " + problem_title(problem);
-    rep.sections.push_back({problem_title(problem), &problem, {{method, run.placement, "", run.search_time_s, run.evaluations}}});
+    report::Entry entry{method, run.placement, "", run.search_time_s, run.evaluations};
+    set_final_policy(entry, run.final_policy);
+    rep.sections.push_back({problem_title(problem), &problem, {entry}});
     DEVPLACE_ASSIGN_OR_RETURN(rep.curves, training_curves(method_option(options, "training-log")));
     DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   }

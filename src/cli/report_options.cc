@@ -17,6 +17,12 @@ Result<std::optional<std::string>> report_path(const Args& args) {
   return path;
 }
 
+void set_final_policy(report::Entry& entry, const std::optional<FinalPolicy>& policy) {
+  if (!policy) return;
+  if (policy->samples > 0) entry.policy_mean_sample_s = policy->mean_sample_step_s;
+  if (policy->greedy_step_s) entry.policy_greedy_s = *policy->greedy_step_s;
+}
+
 report::Section comparison_section(std::string title, const Problem& problem, const Comparison& comparison) {
   report::Section s{std::move(title), &problem, {}};
   for (const MethodResult& r : comparison.results) {
@@ -26,6 +32,7 @@ report::Section comparison_section(std::string title, const Problem& problem, co
       e.placement = r.run->placement;
       e.search_time_s = r.run->search_time_s;
       e.evaluations = r.run->evaluations;
+      set_final_policy(e, r.run->final_policy);
     } else {
       e.error = r.error.empty() ? "failed" : r.error;
     }

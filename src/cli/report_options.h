@@ -21,6 +21,9 @@ Result<std::optional<std::string>> report_path(const Args& args);
 
 // One section: every method of the comparison, in its order.
 report::Section comparison_section(std::string title, const Problem& problem, const Comparison& comparison);
+// A learned run's policy at the end, into its report entry (nothing
+// without one).
+void set_final_policy(report::Entry& entry, const std::optional<FinalPolicy>& policy);
 
 // A title for a problem: "GRAPH on CLUSTER".
 std::string problem_title(const Problem& problem);

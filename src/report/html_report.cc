@@ -130,8 +130,17 @@ Status write_section(std::ostringstream& out, const Section& section, int index)
   }
   out << "</tbody></table>";
 
+  // A learned method's policy at the end, beside its answer: a column only
+  // when some entry has one.
+  const bool policies = std::any_of(section.entries.begin(), section.entries.end(), [](const Entry& e) {
+    return std::isfinite(e.policy_mean_sample_s) || std::isfinite(e.policy_greedy_s);
+  });
   out << "<h3>Placements</h3><table class=\"comparison\"><thead><tr><th>placement</th><th>step time</th><th>vs bound</th>"
-         "<th>over single GPU</th><th>over expert</th><th>OOM</th><th>search time</th><th>evaluations</th></tr></thead><tbody>";
+         "<th>over single GPU</th><th>over expert</th><th>OOM</th>"
+      << (policies ? "<th title=\"a learned method's policy at the end: the mean step time of its last update's samples "
+                     "that fit, and its greedy decode's\">policy: mean sample / greedy</th>"
+                   : "")
+      << "<th>search time</th><th>evaluations</th></tr></thead><tbody>";
   for (const Entry& e : section.entries) {
     const Simulated* s = nullptr;
     for (const Simulated& x : sims) {
@@ -139,13 +148,17 @@ Status write_section(std::ostringstream& out, const Section& section, int index)
     }
     out << "<tr class=\"method-row" << (s && s == best ? " best" : "") << "\"><td>" << html_escape(e.label) << "</td>";
     if (!s) {
-      out << "<td class=\"failed\" colspan=\"7\">failed: " << html_escape(e.error) << "</td></tr>";
+      out << "<td class=\"failed\" colspan=\"" << (policies ? 8 : 7) << "\">failed: " << html_escape(e.error) << "</td></tr>";
       continue;
     }
     const double t = s->result.step_time_s;
     out << "<td>" << ms(t) << "</td><td>" << ratio_text(t, bound) << "</td><td>" << ratio_text(single, t) << "</td><td>"
-        << ratio_text(expert, t) << "</td><td" << (s->result.oom ? " class=\"oom\">yes" : ">no") << "</td><td>"
-        << (std::isfinite(e.search_time_s) ? ms(e.search_time_s) : std::string("-")) << "</td><td>"
+        << ratio_text(expert, t) << "</td><td" << (s->result.oom ? " class=\"oom\">yes" : ">no") << "</td><td>";
+    if (policies) {
+      out << (std::isfinite(e.policy_mean_sample_s) ? ms(e.policy_mean_sample_s) : std::string("-")) << " / "
+          << (std::isfinite(e.policy_greedy_s) ? ms(e.policy_greedy_s) : std::string("-")) << "</td><td>";
+    }
+    out << (std::isfinite(e.search_time_s) ? ms(e.search_time_s) : std::string("-")) << "</td><td>"
         << (e.evaluations >= 0 ? std::to_string(e.evaluations) : std::string("-")) << "</td></tr>";
   }
   out << "</tbody></table>";

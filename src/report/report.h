@@ -29,6 +29,10 @@ struct Entry {
   std::string error;        // a failed method's one-line message
   double search_time_s = std::numeric_limits<double>::quiet_NaN();  // NaN: not a method run
   int64_t evaluations = -1;  // evaluator calls the method made; -1: not a method run
+  // A learned method's policy at the end (FinalPolicy): its last samples'
+  // mean step time and its greedy decode's; NaN when not known.
+  double policy_mean_sample_s = std::numeric_limits<double>::quiet_NaN();
+  double policy_greedy_s = std::numeric_limits<double>::quiet_NaN();
 };
 
 // One problem (graph on cluster) and its placements. Speed-ups are over the

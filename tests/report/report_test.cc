@@ -146,6 +146,17 @@ TEST(ReportCli, ReportPlaceAndCompareWriteTheirReports) {
   EXPECT_NE(compared_html.find("<th>evaluations</th>"), std::string::npos);
   EXPECT_EQ(count(compared_html, "<td>0</td></tr>"), 2u);
   EXPECT_EQ(count(compared_html, "<td>7</td></tr>"), 1u);
+  EXPECT_EQ(compared_html.find("policy: mean sample / greedy"), std::string::npos);  // no learned row, no column
+
+  // A learned run's row adds its policy at the end: the mean sample and the greedy decode.
+  const auto learned = testing::temp_file("l.html");
+  const testing::CliRun l = testing::devplace("place --graph zoo:layered:layers=4 --cluster k80x2 --method rl --evaluations 17 --report '" +
+                                              learned.string() + "'");
+  ASSERT_EQ(l.exit_code, 0) << l.err;
+  const std::string learned_html = testing::slurp(learned);
+  EXPECT_NE(learned_html.find("policy: mean sample / greedy</th>"), std::string::npos);
+  EXPECT_EQ(count(learned_html, " ms / "), 1u) << learned_html.substr(0, 4000);
+  std::filesystem::remove(learned);
 
   const testing::CliRun bad = testing::devplace("report --graph zoo:inception_v3 --cluster k80x2 --placement nosuch --out x.html");
   EXPECT_EQ(bad.exit_code, 2);
