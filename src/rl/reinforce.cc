@@ -63,6 +63,7 @@ ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptio
   if (options.warm_start == WarmStart::kDefault) options.warm_start = WarmStart::kNone;
   if (run.learning_rate > 0) options.learning_rate = run.learning_rate;
   if (run.lr_decay > 0) options.lr_decay = run.lr_decay;
+  if (run.warm_start_confidence > 0) options.warm_start_confidence = run.warm_start_confidence;
   if (run.samples_per_update > 0) options.samples_per_update = run.samples_per_update;
   if (run.epochs > 0) options.epochs = run.epochs;
   if (run.entropy_weight >= 0) options.entropy_weight = run.entropy_weight;

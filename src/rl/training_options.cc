@@ -66,6 +66,8 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
       {"warm-start", "FROM",
        "a first stage for a learned method: imitate search (local-search's placement) or fast (the best fast placer's); "
        "default none (renames the method, e.g. local-search>rl)"},
+      {"warm-start-confidence", "P",
+       "with --warm-start: the imitation stops once the target's decisions have this mean probability (default 0.99)"},
       {"polish", "N",
        "a last stage: N evaluations of local search from a learned method's best placement (default 0; renames the "
        "method, e.g. rl>local-search)"},
@@ -149,6 +151,15 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
     else if (*text == "fast") training.warm_start = WarmStart::kFast;
     else if (*text == "none") training.warm_start = WarmStart::kNone;
     else return invalid_input("--warm-start: expected 'search', 'fast' or 'none', got '" + *text + "'");
+  }
+  if (auto text = get(options, "warm-start-confidence")) {
+    if (training.warm_start != WarmStart::kSearch && training.warm_start != WarmStart::kFast)
+      return invalid_input("--warm-start-confidence needs --warm-start search or fast");
+    double p = 0;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), p);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(p) || p <= 0 || p >= 1)
+      return invalid_input("--warm-start-confidence: expected a probability in (0, 1), got '" + *text + "'");
+    training.warm_start_confidence = p;
   }
   if (auto text = get(options, "learning-rate")) {
     double lr = 0;

@@ -57,6 +57,7 @@ struct TrainingRunOptions {
   bool paper_recipe = false;       // train as the 2017 paper did (K = 8, moving-average baseline, plain REINFORCE)
   int64_t polish_evaluations = -1; // local search from the best placement at the end; -1: none
   WarmStart warm_start = WarmStart::kDefault;
+  double warm_start_confidence = 0;  // the imitation stops at this mean probability per decision; 0: the recipe's
   double learning_rate = 0;        // REINFORCE's Adam; 0: the method's default
   double lr_decay = 0;             // the factor the learning rate is multiplied by every 25 updates after update 100; 0: the recipe's
   int64_t samples_per_update = 0;  // K; 0: the recipe's

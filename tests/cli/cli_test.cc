@@ -376,6 +376,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{place("rl --learning-rate 0"), "--learning-rate: expected a number in (0, 10], got '0'"},
         BadCase{place("rl --learning-rate 1e-3x"), "--learning-rate: expected a number in (0, 10], got '1e-3x'"},
         BadCase{place("rl --lr-decay 1.01"), "--lr-decay: expected a factor in (0, 1], got '1.01'"},
+        BadCase{place("rl --warm-start-confidence 0.5"), "--warm-start-confidence needs --warm-start search or fast"},
+        BadCase{place("rl --warm-start fast --warm-start-confidence 1"), "--warm-start-confidence: expected a probability in (0, 1), got '1'"},
         BadCase{place("rl --entropy-weight -1"), "--entropy-weight: expected a number in [0, 100], got '-1'"},
         BadCase{place("rl --entropy-half-life 0"),
                 "--entropy-half-life: expected a positive integer (at most 100000000), got '0'"},

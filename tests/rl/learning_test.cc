@@ -198,8 +198,9 @@ TEST(EntropyWeight, HalvesEveryHalfLifeWhateverTheBudget) {
 }
 
 // The learning rate holds for 100 updates, then falls by the decay every
-// 25; --lr-decay sets the factor (1: constant).
-TEST(LearningRate, DecaysByTheFactorGivenEvery25UpdatesAfter100) {
+// 25; --lr-decay sets the factor (1: constant). --warm-start-confidence
+// sets where the imitation stops.
+TEST(TrainingOptions, LearningRateDecayAndWarmStartConfidence) {
   Cluster cluster = testing::toy_cluster(700'000'000);
   std::unique_ptr<CostModel> cost = make_default_cost_model();
   Graph graph = testing::tiny_dag(1, 5);
@@ -221,6 +222,13 @@ TEST(LearningRate, DecaysByTheFactorGivenEvery25UpdatesAfter100) {
   EXPECT_DOUBLE_EQ(learning_rate_at(options, 125), 0.001);
   for (const char* bad : {"0", "1.5", "-0.1", "nan", "x"})
     EXPECT_FALSE(parse_training_options({{"lr-decay", bad}}).ok()) << bad;
+  // The warm start's confidence: 0.99 unless given, and only with a warm start.
+  EXPECT_DOUBLE_EQ(options.warm_start_confidence, 0.99);
+  given.run = parse_training_options({{"warm-start", "fast"}, {"warm-start-confidence", "0.5"}}).value();
+  EXPECT_DOUBLE_EQ(effective_options(ctx, given).warm_start_confidence, 0.5);
+  EXPECT_FALSE(parse_training_options({{"warm-start-confidence", "0.5"}}).ok());
+  for (const char* bad : {"0", "1", "1.5", "x"})
+    EXPECT_FALSE(parse_training_options({{"warm-start", "search"}, {"warm-start-confidence", bad}}).ok()) << bad;
 }
 
 // The stickiness prior: a fresh policy gives neighbouring groups the same
