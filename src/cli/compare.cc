@@ -224,10 +224,7 @@ void print_comparison(const Problem& problem, const Comparison& c, const std::st
   if (!budget.empty()) std::cout << budget << "; evaluations: what each method made.\n";
   if (const std::string curves = curves_table({{"", &c}}); !curves.empty())
     std::cout << "\nbest step time found after N evaluations (each searching method's run above):\n" << curves;
-  if (const std::string policies = final_policies_table({{"", &c}}); !policies.empty())
-    std::cout << "\nthe learned policies at the end (mean sample: the last update's samples that fit; greedy: its most\n"
-                 "likely placement; entropy: nats per decision; answer: the best placement evaluated):\n"
-              << policies;
+  std::cout << final_policies_table({{"", &c}});
   if (const std::string note = interrupted_note({&c}); !note.empty()) std::cout << note << "\n";
   if (std::any_of(c.results.begin(), c.results.end(), [](const MethodResult& r) { return r.run && r.run->evaluation.failed; }))
     std::cout << "ERR: the measurer could not measure the placement; its step time is the failure penalty.\n";
@@ -554,10 +551,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
       std::cout << "\nsample efficiency: the best step time each searching method had found after N evaluations, from\n"
                    "the runs above:\n"
                 << curves;
-    if (const std::string policies = final_policies_table(labelled); !policies.empty())
-      std::cout << "\nthe learned policies at the end (mean sample: the last update's samples that fit; greedy: its most\n"
-                   "likely placement; entropy: nats per decision; answer: the best placement evaluated):\n"
-                << policies;
+    std::cout << final_policies_table(labelled);
   }
   for (const std::string& f : failures) std::cout << "failed: " << f << "\n";
   std::vector<const Comparison*> all;

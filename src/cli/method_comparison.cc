@@ -276,18 +276,21 @@ std::string final_policy_line(const FinalPolicy& f) {
   out << (f.updates > 0 ? "after " + std::to_string(f.updates) + " updates" : std::string("not trained in this run"));
   if (f.samples > 0) {
     const int64_t fits = std::llround(f.fit_fraction * static_cast<double>(f.samples));
-    out << ", " << (f.updates > 0 ? "its last " : "its ") << f.samples << " samples average "
-        << (fits > 0 ? format_seconds(f.mean_sample_step_s) : std::string("nothing: none fits")) << " ("
-        << (fits == f.samples ? std::string("all fit") : std::to_string(fits) + " fit");
+    const std::string which = (f.updates > 0 ? "its last " : "its ") + std::to_string(f.samples) + " samples";
+    if (fits > 0) {
+      out << ", " << which << " average " << format_seconds(f.mean_sample_step_s) << " ("
+          << (fits == f.samples ? std::string("all fit") : std::to_string(fits) + " fit");
+    } else {
+      out << ", none of " << which << " fits (";
+    }
     if (std::isfinite(f.entropy_per_decision))
-      out << "; entropy " << format_fixed(f.entropy_per_decision, 3) << " nats per decision";
+      out << (fits > 0 ? "; " : "") << "entropy " << format_fixed(f.entropy_per_decision, 3) << " nats per decision";
     out << ")";
   }
   out << "; " << (f.greedy_step_s ? "its greedy decode " + format_seconds(*f.greedy_step_s) + (f.greedy_oom ? " (OOM)" : "")
                                   : std::string("no evaluation was left for its greedy decode"));
   return out.str();
 }
-
 
 std::string final_policies_table(const std::vector<std::pair<std::string, const Comparison*>>& rows) {
   size_t label_width = 0, method_width = 8;
@@ -301,7 +304,10 @@ std::string final_policies_table(const std::vector<std::pair<std::string, const 
     }
   }
   if (!any) return "";
-  std::string out = pad_right("", label_width) + pad_right("method", method_width) + pad_left("updates", 9) +
+  std::string out =
+      "\nthe learned policies at the end (mean sample: the last update's samples that fit; greedy: its most\n"
+      "likely placement; entropy: nats per decision; answer: the best placement evaluated):\n" +
+      pad_right("", label_width) + pad_right("method", method_width) + pad_left("updates", 9) +
                     pad_left("mean sample", 13) + pad_left("samples", 9) + pad_left("greedy", 12) + pad_left("entropy", 9) +
                     pad_left("answer", 12) + "\n";
   for (const auto& [label, c] : rows) {

@@ -112,9 +112,10 @@ std::optional<FinalPolicy> final_policy_from_json(const json::Json& j);
 // One line: "after 250 updates, its last 16 samples average 398 ms (all
 // fit; entropy 0.006 nats per decision); its greedy decode 507 ms".
 std::string final_policy_line(const FinalPolicy& policy);
-// The learned methods of `rows` whose policy is known: a line per row and
-// method with its last samples' mean step time, its greedy decode's and
-// its entropy; nothing when there are none.
+// The learned methods of `rows` whose policy is known, under a heading
+// that says what the columns are: a line per row and method with its last
+// samples' mean step time, its greedy decode's and its entropy; nothing
+// when there are none.
 std::string final_policies_table(const std::vector<std::pair<std::string, const Comparison*>>& rows);
 
 // Which part of the bound binds: "critical path", "load" or "group".

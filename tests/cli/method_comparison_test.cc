@@ -114,6 +114,12 @@ TEST(MethodResultJson, FinalPolicyRoundTrips) {
   EXPECT_NE(table.find("450.000 ms"), std::string::npos) << table;
   EXPECT_NE(table.find("12/16"), std::string::npos) << table;
   EXPECT_NE(table.find("OOM"), std::string::npos) << table;
+  EXPECT_EQ(final_policy_line(*g), "after 100 updates, its last 16 samples average 450.000 ms (12 fit; entropy 0.020 nats per "
+                                   "decision); its greedy decode 500.000 ms (OOM)");
+  FinalPolicy none_fit = *g;
+  none_fit.fit_fraction = 0;
+  EXPECT_EQ(final_policy_line(none_fit), "after 100 updates, none of its last 16 samples fits (entropy 0.020 nats per decision); "
+                                         "its greedy decode 500.000 ms (OOM)");
 
   // No samples and no greedy decode (a run stopped at once): nulls, and back.
   f = FinalPolicy{};
