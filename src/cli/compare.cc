@@ -77,8 +77,8 @@ const CommandSpec kSpec = {
                          {"seeds", "A,B,...",
                           "run each method once per seed (positive integers) and give its median over them, instead of --seed"},
                          {"reuse", "FILE,...",
-                          "--suite: take the rows that earlier --json answers (of the suite, or of compare on one row) "
-                          "hold with every method run, at the same budget and seed; run only the others"}})))))
+                          "--suite: take each method's result from the earlier --json answers (of the suite, or of compare on "
+                          "one row) that ran it to the end at the same budget and seed; run only the others"}})))))
 };
 
 // The paper's baseline columns, in its order; other methods follow them.
@@ -347,16 +347,17 @@ Comparison failed_row(const std::vector<std::string>& methods, const std::string
   return c;
 }
 
-// The rows of the suite marked in `to_run`, each as `devplace compare
-// --json` in its own process, `jobs` at a time; a row not run, or not
-// started (Ctrl-C), stays empty.
-Result<std::vector<std::optional<Comparison>>> run_rows_in_children(const Args& args, const std::vector<std::string>& methods,
-                                                                    int jobs, const std::vector<bool>& to_run) {
+// The rows of the suite, each as `devplace compare --json` of its
+// `methods_of_row` in its own process, `jobs` at a time; a row with no
+// methods to run, or not started (Ctrl-C), stays empty.
+Result<std::vector<std::optional<Comparison>>> run_rows_in_children(const Args& args,
+                                                                    const std::vector<std::vector<std::string>>& methods_of_row,
+                                                                    int jobs) {
   std::vector<ArgList> commands;
   std::vector<size_t> row_of;  // commands[k] runs row row_of[k]
   for (size_t i = 0; i < std::size(kPaperSuite); ++i) {
-    if (!to_run[i]) continue;
-    commands.push_back(row_command(args, kPaperSuite[i], methods));
+    if (methods_of_row[i].empty()) continue;
+    commands.push_back(row_command(args, kPaperSuite[i], methods_of_row[i]));
     row_of.push_back(i);
   }
   const auto started = std::chrono::steady_clock::now();
@@ -379,12 +380,12 @@ Result<std::vector<std::optional<Comparison>>> run_rows_in_children(const Args& 
     const std::string what = std::string("row ") + kPaperSuite[i].model + " on " + kPaperSuite[i].cluster;
     // 130: the row was interrupted (Ctrl-C), and its answer holds what it had.
     if (r.exit_code != 0 && r.exit_code != 130) {
-      rows[i] = failed_row(methods, "its process failed (exit code " + std::to_string(r.exit_code) + "): " + r.last_error);
+      rows[i] = failed_row(methods_of_row[i], "its process failed (exit code " + std::to_string(r.exit_code) + "): " + r.last_error);
       continue;
     }
     Result<json::Json> answer = json::parse_text(r.out, what);
     Result<Comparison> c = answer.ok() ? comparison_from_json(answer.value(), what) : Result<Comparison>(answer.error());
-    rows[i] = c.ok() ? std::move(c).value() : failed_row(methods, c.error().message());
+    rows[i] = c.ok() ? std::move(c).value() : failed_row(methods_of_row[i], c.error().message());
   }
   return rows;
 }
@@ -407,7 +408,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   const bool in_children = jobs > 1 || seeds.has_value();
   if (jobs > 1 && report_file)
     return invalid_input("--report cannot be combined with --jobs: the rows' processes keep their placements (run the suite with --jobs 1)");
-  // --reuse: the rows earlier answers finished (suite_reuse.h).
+  // --reuse: the results earlier answers finished (suite_reuse.h).
   std::vector<std::optional<ReusedRow>> reused(std::size(kPaperSuite));
   if (const std::optional<std::string> reuse = args.get("reuse")) {
     if (report_file) return invalid_input("--report cannot be combined with --reuse: earlier answers do not hold the placements");
@@ -422,8 +423,11 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
     DEVPLACE_ASSIGN_OR_RETURN(reused, find_reusable_rows(kPaperSuite, files, {ordered, options.budget, options.seed}, &notes));
     for (const std::string& note : notes) std::cerr << "devplace: --reuse: " << note << "\n";
   }
-  std::vector<bool> to_run(std::size(kPaperSuite));
-  for (size_t i = 0; i < to_run.size(); ++i) to_run[i] = !reused[i];
+  // What each row runs: every method, or those no earlier answer finished.
+  std::vector<std::vector<std::string>> methods_of_row(std::size(kPaperSuite), ordered);
+  for (size_t i = 0; i < methods_of_row.size(); ++i) {
+    if (reused[i]) methods_of_row[i] = reused[i]->missing;
+  }
   std::vector<size_t> widths;
   if (!as_json) {
     std::cout << pad_right("model", 14) << pad_left("#GPUs", 6);
@@ -435,8 +439,9 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   }
   json::Json rows = json::Json::array();
   std::vector<std::string> failures;
-  // A row's line of the table, or its object of the JSON.
-  auto emit = [&](const SuiteRow& row, const Comparison& c, const std::optional<std::string>& reused_from) -> Status {
+  // A row's line of the table, or its object of the JSON; `from`: the
+  // earlier answer each result came from, "" for one run now.
+  auto emit = [&](const SuiteRow& row, const Comparison& c, const std::vector<std::string>& from) -> Status {
     DEVPLACE_ASSIGN_OR_RETURN(const Cluster cluster, load_cluster(row.cluster));
     const int gpus = num_gpus(cluster);
     const double speedup = ratio(c.best_paper_baseline_s, best_other_s(c));
@@ -450,7 +455,9 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
                       {"best_paper_baseline_s", number_or_null(c.best_paper_baseline_s)},
                       {"speedup", number_or_null(speedup)},
                       {"results", results_json(c)}});
-      if (reused_from) rows.back()["reused_from"] = *reused_from;
+      for (size_t k = 0; k < from.size(); ++k) {
+        if (!from[k].empty()) rows.back()["results"][k]["reused_from"] = from[k];
+      }
       return Status::ok_status();
     }
     std::cout << pad_right(row.model, 14) << pad_left(std::to_string(gpus), 6);
@@ -475,48 +482,57 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   std::vector<bool> row_ran(std::size(kPaperSuite), false);
   size_t rows_run = 0;
   size_t rows_reused = 0;
-  std::string reused_list;  // "RNNLM k80x2 (FILE), ..."
-  auto take_reused = [&](size_t i) -> Status {
-    ++rows_reused;
+  // Per row that took results from earlier answers: "FILE; run now: rl, hierarchical".
+  std::vector<std::string> reused_what(std::size(kPaperSuite));
+  // Row i from its reused results and `fresh`, the run of the rest (if any).
+  auto finish_row = [&](size_t i, std::optional<Comparison> fresh) -> Status {
     row_ran[i] = true;
-    reused_list += std::string(reused_list.empty() ? "" : ", ") + kPaperSuite[i].model + " " + kPaperSuite[i].cluster + " (" +
-                   reused[i]->file + ")";
-    done.push_back(std::move(reused[i]->comparison));
-    return emit(kPaperSuite[i], done.back(), reused[i]->file);
+    if (!reused[i]) {
+      ++rows_run;
+      done.push_back(std::move(*fresh));
+      return emit(kPaperSuite[i], done.back(), {});
+    }
+    if (fresh) {
+      ++rows_run;
+    } else {
+      ++rows_reused;
+    }
+    std::vector<std::string> files;
+    for (const std::string& f : reused[i]->from) {
+      if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+    }
+    std::string what;
+    for (const std::string& f : files) what += (what.empty() ? "" : ", ") + f;
+    for (size_t k = 0; k < reused[i]->missing.size(); ++k) what += (k == 0 ? "; run now: " : ", ") + reused[i]->missing[k];
+    reused_what[i] = what;
+    std::vector<std::string> from;
+    done.push_back(merge_reused(std::move(*reused[i]), std::move(fresh), ordered, &from));
+    return emit(kPaperSuite[i], done.back(), from);
   };
   if (in_children) {
-    DEVPLACE_ASSIGN_OR_RETURN(std::vector<std::optional<Comparison>> results, run_rows_in_children(args, ordered, jobs, to_run));
+    DEVPLACE_ASSIGN_OR_RETURN(std::vector<std::optional<Comparison>> results, run_rows_in_children(args, methods_of_row, jobs));
     for (size_t i = 0; i < results.size(); ++i) {
-      if (reused[i]) {
-        DEVPLACE_RETURN_IF_ERROR(take_reused(i));
-        continue;
-      }
-      if (!results[i]) continue;
-      ++rows_run;
-      row_ran[i] = true;
-      done.push_back(std::move(*results[i]));
-      DEVPLACE_RETURN_IF_ERROR(emit(kPaperSuite[i], done.back(), std::nullopt));
+      // A row with methods to run that did not start (Ctrl-C) is left out.
+      if (!methods_of_row[i].empty() && !results[i]) continue;
+      DEVPLACE_RETURN_IF_ERROR(finish_row(i, std::move(results[i])));
     }
   } else {
     for (size_t i = 0; i < std::size(kPaperSuite); ++i) {
-      if (reused[i]) {
-        DEVPLACE_RETURN_IF_ERROR(take_reused(i));
+      const SuiteRow& row = kPaperSuite[i];
+      if (methods_of_row[i].empty()) {
+        DEVPLACE_RETURN_IF_ERROR(finish_row(i, std::nullopt));
         continue;
       }
-      const SuiteRow& row = kPaperSuite[i];
-      if (interrupt_requested()) break;
-      ++rows_run;
-      row_ran[i] = true;
+      if (interrupt_requested()) continue;  // the rows reused after it are still shown
       DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded_row, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
       problems.push_back(std::move(loaded_row));
       const LoadedProblem& loaded = problems.back();
-      done.push_back(compare_methods(loaded.problem, ordered, options));
-      const Comparison& c = done.back();
+      Comparison c = compare_methods(loaded.problem, methods_of_row[i], options);
       if (report_file) {
         rep.sections.push_back(comparison_section(std::string(row.model) + " on " + row.cluster + " (" + row.graph + ")",
                                                   loaded.problem, c));
       }
-      DEVPLACE_RETURN_IF_ERROR(emit(row, c, std::nullopt));
+      DEVPLACE_RETURN_IF_ERROR(finish_row(i, std::move(c)));
     }
   }
   scope.reset();
@@ -539,8 +555,18 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
     std::cout << budget << "; each cell's evaluations in --json.\n";
   if (seeds) std::cout << "each cell: the median over seeds " << seed_list(*seeds) << " (--seeds; each seed's step times in the rows' --json).\n";
   if (jobs > 1 && rows_run > 0) std::cout << "rows run " << jobs << " at a time, each in its own process (--jobs).\n";
-  if (rows_reused > 0)
-    std::cout << "rows taken from earlier answers, at the same budget and seed (--reuse): " << reused_list << ".\n";
+  if (std::any_of(reused_what.begin(), reused_what.end(), [](const std::string& w) { return !w.empty(); })) {
+    std::string list;
+    if (std::all_of(reused_what.begin(), reused_what.end(), [&](const std::string& w) { return w == reused_what[0]; })) {
+      list = "every row (" + reused_what[0] + ")";
+    } else {
+      for (size_t i = 0; i < reused_what.size(); ++i) {
+        if (reused_what[i].empty()) continue;
+        list += std::string(list.empty() ? "" : ", ") + kPaperSuite[i].model + " " + kPaperSuite[i].cluster + " (" + reused_what[i] + ")";
+      }
+    }
+    std::cout << "results taken from earlier answers, at the same budget and seed (--reuse): " << list << ".\n";
+  }
   {
     std::vector<std::pair<std::string, const Comparison*>> labelled;
     for (size_t i = 0, k = 0; i < std::size(kPaperSuite) && k < done.size(); ++i) {

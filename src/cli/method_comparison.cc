@@ -68,7 +68,6 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
                            const PlacerRunOptions& options, Evaluator* evaluator) {
   Comparison c;
   c.lower_bound = compute_lower_bound(problem);
-  c.best_paper_baseline_s = kInf;
   // Which method runs, on a terminal only: a comparison takes seconds to minutes.
   ProgressBar bar("compare", stderr_is_terminal());
   for (const std::string& method : methods) {
@@ -105,15 +104,22 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
     }
     r.interrupted = interrupt_requested();
     if (searching) r.best_after = anytime.best_after();
+    c.results.push_back(std::move(r));
+  }
+  relate_results(c);
+  return c;
+}
+
+void relate_results(Comparison& c) {
+  c.best_paper_baseline_s = kInf;
+  for (const MethodResult& r : c.results) {
     if (ran_in_memory(r) && r.role == PlacerRole::kPaperBaseline)
       c.best_paper_baseline_s = std::min(c.best_paper_baseline_s, r.run->evaluation.step_time_s);
-    c.results.push_back(std::move(r));
   }
   for (MethodResult& r : c.results) {
     r.ratio_to_lower_bound = r.run ? ratio(r.run->evaluation.step_time_s, c.lower_bound.value_s()) : kNan;
     r.speedup_over_paper_baselines = ran_in_memory(r) ? ratio(c.best_paper_baseline_s, r.run->evaluation.step_time_s) : kNan;
   }
-  return c;
 }
 
 const std::string& shown_method(const MethodResult& r) { return r.run && !r.run->method.empty() ? r.run->method : r.method; }

@@ -73,6 +73,11 @@ Result<std::vector<std::string>> resolve_methods(const std::optional<std::string
 Comparison compare_methods(const Problem& problem, const std::vector<std::string>& methods,
                            const PlacerRunOptions& options, Evaluator* evaluator = nullptr);
 
+// Sets `c`'s best paper baseline and each result's ratio to the lower bound
+// and speed-up over it, from its results and lower bound (compare_methods
+// does; a row put together from earlier answers and new runs must again).
+void relate_results(Comparison& c);
+
 // The name a table shows for a result: what ran (PlacerRun::method, which
 // for a learned method may name its stages, "local-search>rl>local-search"),
 // else the method asked for.

@@ -29,7 +29,7 @@ double budget_field(const json::Json& budget, const char* key) {
   return it == budget.end() || it->is_null() ? 0.0 : it->get<double>();
 }
 
-// Why `candidate` cannot stand for the row, or "" when it can.
+// Why no result of `candidate` can stand for the row's, or "" when they can.
 std::string misfit(const Candidate& candidate, const ReuseRequest& request) {
   if (budget_field(*candidate.budget, "evaluations") != static_cast<double>(request.budget.evaluations) ||
       budget_field(*candidate.budget, "seconds") != request.budget.seconds)
@@ -37,31 +37,14 @@ std::string misfit(const Candidate& candidate, const ReuseRequest& request) {
   if (candidate.seeds != nullptr) return "a median over seeds " + candidate.seeds->dump() + ", not seed " + std::to_string(request.seed);
   if (candidate.seed != nullptr && candidate.seed->get<uint64_t>() != request.seed)
     return "seed " + candidate.seed->dump() + ", not " + std::to_string(request.seed);
-  if (candidate.row->value("interrupted", false)) return "interrupted";
-  std::vector<std::string> ran;
-  for (const json::Json& r : candidate.row->at("results")) {
-    const std::string method = r.value("requested_method", r.at("method").get<std::string>());
-    if (r.value("interrupted", false) || r.value("not_run", false)) return method + " did not run to the end";
-    if (r.at("step_time_s").is_null() && !r.value("not_applicable", false))
-      return method + " failed (" + r.value("error", std::string()) + ")";
-    ran.push_back(method);
-  }
-  std::vector<std::string> wanted = request.methods;
-  std::sort(ran.begin(), ran.end());
-  std::sort(wanted.begin(), wanted.end());
-  if (ran != wanted) return "other methods";
   return "";
 }
 
-// `c`'s results in the order of `methods` (the same set, misfit checked).
-void order_results(Comparison& c, const std::vector<std::string>& methods) {
-  std::vector<MethodResult> ordered;
-  for (const std::string& m : methods) {
-    for (MethodResult& r : c.results) {
-      if (r.method == m) ordered.push_back(std::move(r));
-    }
-  }
-  c.results = std::move(ordered);
+// Why `r` is not the result a run to the end gives, or "" when it is.
+std::string unfinished(const MethodResult& r) {
+  if (r.interrupted || r.not_run) return "did not run to the end";
+  if (!r.run && !r.not_applicable) return "failed (" + r.error + ")";
+  return "";
 }
 
 }  // namespace
@@ -83,8 +66,12 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
   std::vector<std::optional<ReusedRow>> reused(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     const SuiteRow& row = rows[i];
+    const std::string label = row.model + std::string(" on ") + row.cluster;
     std::optional<LoadedProblem> loaded;  // only when an answer may hold the row
-    for (size_t f = 0; f < answers.size() && !reused[i]; ++f) {
+    // Each method's result from the first answer that finished it.
+    std::vector<std::optional<MethodResult>> found(request.methods.size());
+    std::vector<std::string> from(request.methods.size());
+    for (size_t f = 0; f < answers.size(); ++f) {
       const json::Json& answer = answers[f];
       const std::string where = files[f];
       std::string path;  // the JSON path being read, for the error
@@ -112,26 +99,68 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
         path.clear();
         for (const Candidate& c : candidates) {
           if (const std::string why = misfit(c, request); !why.empty()) {
-            notes->push_back(where + ": " + row.model + " on " + row.cluster + " not reused: " + why);
+            notes->push_back(where + ": " + label + " not reused: " + why);
             continue;
           }
-          DEVPLACE_ASSIGN_OR_RETURN(Comparison comparison,
-                                    comparison_from_json(*c.row, where + ": " + row.model + " on " + row.cluster));
-          order_results(comparison, request.methods);
-          if (!loaded) {
-            DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem p, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
-            loaded.emplace(std::move(p));
+          DEVPLACE_ASSIGN_OR_RETURN(Comparison comparison, comparison_from_json(*c.row, where + ": " + label));
+          for (MethodResult& r : comparison.results) {
+            const auto m = std::find(request.methods.begin(), request.methods.end(), r.method);
+            if (m == request.methods.end()) continue;  // not asked for
+            const size_t k = static_cast<size_t>(m - request.methods.begin());
+            if (found[k]) continue;  // an earlier answer's
+            if (const std::string why = unfinished(r); !why.empty()) {
+              notes->push_back(where + ": " + label + ", " + r.method + " not reused: it " + why);
+              continue;
+            }
+            from[k] = where;
+            found[k] = std::move(r);
           }
-          comparison.lower_bound = compute_lower_bound(loaded->problem);
-          reused[i] = ReusedRow{std::move(comparison), where};
-          break;
         }
       } catch (const json::Json::exception& e) {
         return invalid_input(where + (path.empty() ? "" : ": " + path) + ": not a devplace compare --json answer (" + e.what() + ")");
       }
     }
+    ReusedRow row_reused;
+    for (size_t k = 0; k < request.methods.size(); ++k) {
+      if (!found[k]) {
+        row_reused.missing.push_back(request.methods[k]);
+        continue;
+      }
+      row_reused.comparison.results.push_back(std::move(*found[k]));
+      row_reused.from.push_back(from[k]);
+    }
+    if (row_reused.comparison.results.empty()) continue;
+    if (!loaded) {
+      DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem p, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
+      loaded.emplace(std::move(p));
+    }
+    row_reused.comparison.lower_bound = compute_lower_bound(loaded->problem);
+    relate_results(row_reused.comparison);
+    reused[i] = std::move(row_reused);
   }
   return reused;
+}
+
+Comparison merge_reused(ReusedRow reused, std::optional<Comparison> fresh, const std::vector<std::string>& methods,
+                        std::vector<std::string>* from) {
+  Comparison merged;
+  merged.lower_bound = fresh ? fresh->lower_bound : reused.comparison.lower_bound;
+  from->clear();
+  for (const std::string& m : methods) {
+    auto is_m = [&](const MethodResult& r) { return r.method == m; };
+    std::vector<MethodResult>& old = reused.comparison.results;
+    if (const auto it = std::find_if(old.begin(), old.end(), is_m); it != old.end()) {
+      from->push_back(reused.from[static_cast<size_t>(it - old.begin())]);
+      merged.results.push_back(std::move(*it));
+    } else if (fresh) {
+      if (const auto f = std::find_if(fresh->results.begin(), fresh->results.end(), is_m); f != fresh->results.end()) {
+        from->push_back("");
+        merged.results.push_back(std::move(*f));
+      }
+    }
+  }
+  relate_results(merged);
+  return merged;
 }
 
 }  // namespace devplace::cli

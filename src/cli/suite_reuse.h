@@ -1,19 +1,22 @@
 // File: suite_reuse.h
-// `compare --suite --reuse FILE,...`: the rows an earlier run finished,
-// taken from its --json answer instead of run again, so that a suite of
+// `compare --suite --reuse FILE,...`: the results earlier runs finished,
+// taken from their --json answers instead of run again, so that a suite of
 // hours that stopped part way (a row's process killed, Ctrl-C, a reboot)
-// loses only the rows it had not finished. An answer is a suite's
+// loses only what it had not finished, and a method added to a finished
+// suite runs alone. An answer is a suite's
 // (`compare --suite paper --json`: rows matched by their graph and cluster
 // arguments) or one row's (`compare --graph G --cluster C --json`: matched
 // by the names and op count of the graph and cluster the row loads).
 //
-// A row is reused only when every method asked for ran to the end in it
-// (none failed, interrupted or not run; a method not applicable to the
-// graph counts as run), at the same budget and, where the answer records
-// it, the same seed: the methods are deterministic for a given seed and
-// evaluation budget, so the row is the one this run would compute. Its lower
-// bound is computed again (it is cheap, and answers before the seed was
-// recorded lack it in suite rows).
+// A method's result is reused when it ran to the end in an answer at the
+// same budget and, where the answer records it, the same seed (a method not
+// applicable to the graph counts as run): the methods are deterministic for
+// a given seed and evaluation budget, so the result is the one this run
+// would compute. Each method is taken from the first answer, in the order
+// given, that finished it, so answers of different methods combine; the
+// methods no answer finished (missing, failed, interrupted) run again, and
+// only they. A row's lower bound is computed again (it is cheap, and
+// answers before the seed was recorded lack it in suite rows).
 #pragma once
 
 #include <optional>
@@ -35,18 +38,29 @@ struct ReuseRequest {
 };
 
 struct ReusedRow {
-  Comparison comparison;  // results in the order of ReuseRequest::methods
-  std::string file;       // the answer it came from
+  Comparison comparison;          // the reused results, in the order of ReuseRequest::methods
+  std::vector<std::string> from;  // the answer each of comparison.results came from
+  std::vector<std::string> missing;  // the methods asked for that no answer finished, in order
 };
 
-// For each of `rows`, the first answer among `files` that holds it and fits
-// `request`, or nothing. `notes` gets one line per answer that names a row
-// but does not fit (saying why) and per answer without a recorded seed.
+// For each of `rows`, its methods' results that answers among `files`
+// finished at `request`'s budget and seed, or nothing when there are none.
+// `notes` gets one line per answer that names a row but does not fit
+// (saying why), per method result not reused (saying why), and per answer
+// without a recorded seed.
 // Fails, naming the file and the place, when a file cannot be read or is
 // not a compare answer.
 Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const SuiteRow> rows,
                                                                  const std::vector<std::string>& files,
                                                                  const ReuseRequest& request,
                                                                  std::vector<std::string>* notes);
+
+// The row of `methods` (in that order): `reused`'s results and `fresh`'s
+// (the run of `reused.missing`), related again to their best paper
+// baseline; `from` gets the answer each result came from, "" for a fresh
+// one. `fresh` holds the lower bound when it ran; without it (nothing
+// missing) `reused`'s stands.
+Comparison merge_reused(ReusedRow reused, std::optional<Comparison> fresh, const std::vector<std::string>& methods,
+                        std::vector<std::string>* from);
 
 }  // namespace devplace::cli

@@ -822,10 +822,10 @@ TEST(Cli, CompareSuiteSeedsGivesEachRowsMedians) {
   EXPECT_NE(text.out.find("each cell: the median over seeds 1, 2 (--seeds"), std::string::npos) << text.out;
 }
 
-// --reuse: a suite that stopped part way loses only the rows it had not
-// finished. Rows come from a suite's answer or from one row's, matched to
-// the row they ran; a row with a failed method, and a row at another
-// budget, run again; the table is the one a whole run gives.
+// --reuse: a suite that stopped part way loses only what it had not
+// finished. Results come from a suite's answer or from one row's, matched
+// to the row they ran; a failed method runs again (and only it), as do the
+// rows at another budget; the table is the one a whole run gives.
 TEST(Cli, CompareSuiteReusesTheRowsEarlierAnswersFinished) {
   const std::string cmd = "compare --suite paper --methods cpu,expert,random-search --evaluations 20 --json";
   CliRun whole = devplace(cmd);
@@ -846,18 +846,21 @@ TEST(Cli, CompareSuiteReusesTheRowsEarlierAnswersFinished) {
 
   CliRun resumed = devplace(cmd + " --reuse " + suite_file.string() + "," + row_file.string());
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_NE(resumed.err.find(suite_file.string() + ": RNNLM on k80x2 not reused: random-search failed"), std::string::npos)
+  EXPECT_NE(resumed.err.find(suite_file.string() + ": RNNLM on k80x2, random-search not reused: it failed (its process failed"),
+            std::string::npos)
       << resumed.err;
   nlohmann::json got = nlohmann::json::parse(resumed.out);
   ASSERT_EQ(got["rows"].size(), 6u);
   for (size_t i = 0; i < 6; ++i) {
-    nlohmann::json& row = got["rows"][i];
-    if (i == 0) {
-      EXPECT_FALSE(row.contains("reused_from")) << row;
-    } else {
-      EXPECT_EQ(row["reused_from"], (i == 3 ? row_file : suite_file).string()) << i;
+    for (size_t m = 0; m < 3; ++m) {
+      nlohmann::json& result = got["rows"][i]["results"][m];
+      if (i == 0 && m == 2) {
+        EXPECT_FALSE(result.contains("reused_from")) << result;  // run again
+      } else {
+        EXPECT_EQ(result["reused_from"], (i == 3 ? row_file : suite_file).string()) << i << " " << m;
+      }
+      result.erase("reused_from");
     }
-    row.erase("reused_from");
   }
   nlohmann::json want = expected;
   for (nlohmann::json* j : {&got, &want}) {
@@ -884,7 +887,49 @@ TEST(Cli, CompareSuiteReusesTheRowsEarlierAnswersFinished) {
   ASSERT_EQ(not_seed.exit_code, 0) << not_seed.err;
   EXPECT_NE(not_seed.err.find(median_file.string() + ": NMT on k80x4 not reused: a median over seeds [1,2], not seed 1"), std::string::npos)
       << not_seed.err;
-  EXPECT_FALSE(nlohmann::json::parse(not_seed.out)["rows"][3].contains("reused_from"));
+  for (const auto& result : nlohmann::json::parse(not_seed.out)["rows"][3]["results"]) EXPECT_FALSE(result.contains("reused_from"));
+}
+
+// A method added to a finished suite runs alone: the others' results come
+// from the earlier answer, in process and with --jobs, and the rows are
+// those of a whole run.
+TEST(Cli, CompareSuiteReuseRunsOnlyTheMethodsAdded) {
+  CliRun earlier = devplace("compare --suite paper --methods cpu,expert --evaluations 20 --json");
+  ASSERT_EQ(earlier.exit_code, 0) << earlier.err;
+  const std::filesystem::path file = temp_file("reuse_added.json");
+  ASSERT_TRUE(devplace::write_text_file(file.string(), earlier.out).ok());
+  const std::string cmd = "compare --suite paper --methods cpu,expert,random-search --evaluations 20";
+  CliRun whole = devplace(cmd + " --json");
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  nlohmann::json want = nlohmann::json::parse(whole.out);
+  for (auto& row : want["rows"]) {
+    for (auto& m : row["results"]) m.erase("search_time_s");
+  }
+  for (const std::string jobs : {"", " --jobs 2"}) {
+    CliRun added = devplace(cmd + " --json --reuse " + file.string() + jobs);
+    ASSERT_EQ(added.exit_code, 0) << added.err;
+    nlohmann::json got = nlohmann::json::parse(added.out);
+    ASSERT_EQ(got["rows"].size(), 6u) << jobs;
+    for (auto& row : got["rows"]) {
+      for (size_t m = 0; m < 3; ++m) {
+        nlohmann::json& result = row["results"][m];
+        if (m < 2) {
+          EXPECT_EQ(result["reused_from"], file.string()) << jobs << result;
+        } else {
+          EXPECT_FALSE(result.contains("reused_from")) << jobs << result;
+        }
+        result.erase("reused_from");
+        result.erase("search_time_s");
+      }
+    }
+    EXPECT_EQ(got, want) << jobs;
+  }
+  CliRun text = devplace(cmd + " --reuse " + file.string());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("results taken from earlier answers, at the same budget and seed (--reuse): every row (" + file.string() +
+                          "; run now: random-search)."),
+            std::string::npos)
+      << text.out;
 }
 
 // Each searching method's curve (best found after 250, 1,000, ...
