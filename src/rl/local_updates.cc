@@ -44,6 +44,7 @@ Result<UpdateOutcome> LocalUpdates::update(int64_t it, int64_t left, double entr
     if (epoch > 0 && should_stop()) break;
     // The first epoch's log-probabilities are the sample's own.
     const PolicySample now = epoch == 0 ? sample : policy_.evaluate(sample.actions);
+    if (epoch > 0 && options_.target_kl > 0 && mean_kl(sampled_log_prob, now.log_prob) > options_.target_kl) break;
     torch::Tensor loss = policy_loss(advantage, now, sampled_log_prob, options_.clip, entropy_weight, options_.entropy_floor,
                                      options_.entropy_floor_weight);
     // Self-imitation: the policy's own best samples so far, once per batch.

@@ -66,6 +66,7 @@ ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptio
   if (run.warm_start_confidence > 0) options.warm_start_confidence = run.warm_start_confidence;
   if (run.samples_per_update > 0) options.samples_per_update = run.samples_per_update;
   if (run.epochs > 0) options.epochs = run.epochs;
+  if (run.target_kl >= 0) options.target_kl = run.target_kl;
   if (run.entropy_weight >= 0) options.entropy_weight = run.entropy_weight;
   if (run.entropy_half_life > 0) options.entropy_half_life = run.entropy_half_life;
   if (run.entropy_floor >= 0) options.entropy_floor = run.entropy_floor;
@@ -260,6 +261,12 @@ torch::Tensor policy_loss(const std::vector<float>& advantage, const PolicySampl
   if (entropy_weight > 0) loss = loss - entropy_weight * now.entropy.mean();
   if (entropy_floor > 0 && floor_weight > 0) loss = loss + floor_weight * torch::relu(entropy_floor - now.entropy.mean());
   return loss;
+}
+
+double mean_kl(const torch::Tensor& sampled_log_prob, const torch::Tensor& log_prob) {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor log_r = log_prob.detach() - sampled_log_prob;
+  return (torch::exp(log_r) - 1 - log_r).mean().item<double>();
 }
 
 double entropy_weight_at(const ReinforceOptions& options, int64_t evaluations) {

@@ -74,6 +74,11 @@ struct ReinforceOptions {
   double baseline_decay = 0.9;      // kMovingAverage's
   int64_t epochs = 4;               // optimizer steps per batch (PPO); 1: plain REINFORCE
   double clip = 0.2;                // PPO's ratio clip, per decision; 0: none
+  // A batch's later epochs stop once the policy's mean KL divergence per
+  // decision from the one that drew it passes this (the early stop of
+  // PPO implementations, e.g. Stable-Baselines3's target_kl), so that no
+  // batch moves the policy far whatever the learning rate. 0: off.
+  double target_kl = 0.0;
   // The entropy bonus: this weight on the mean entropy per decision,
   // halving every entropy_half_life evaluations. It depends on the
   // evaluations done, not on the budget, so that a resumed run with a

@@ -64,6 +64,11 @@ std::vector<float> advantages(const std::vector<double>& times, const std::vecto
 // that mean entropy falls below entropy_floor (a hinge; 0: off).
 torch::Tensor policy_loss(const std::vector<float>& advantage, const PolicySample& now, const torch::Tensor& sampled_log_prob,
                           double clip, double entropy_weight, double entropy_floor = 0, double floor_weight = 0);
+// The mean KL divergence per decision of the policy that gave `log_prob`
+// from the one that gave `sampled_log_prob`, on the sampled decisions
+// ([K, A] each): the mean of r - 1 - log r, r = exp(log_prob -
+// sampled_log_prob), an estimate that is never negative (Schulman's k3).
+double mean_kl(const torch::Tensor& sampled_log_prob, const torch::Tensor& log_prob);
 // The entropy weight after this many evaluations.
 double entropy_weight_at(const ReinforceOptions& options, int64_t evaluations);
 // An error naming the update when the loss is NaN or infinite.

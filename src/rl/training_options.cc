@@ -75,6 +75,9 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
       {"lr-decay", "X", "the factor a learned method's learning rate is multiplied by every 25 updates after update 100 (default 0.95; 1: constant)"},
       {"samples", "K", "placements a learned method samples per update (default 16; paper recipe 8)"},
       {"epochs", "N", "a learned method's optimizer steps per batch of samples (default 4; paper recipe 1)"},
+      {"target-kl", "X",
+       "a learned method's later steps on a batch stop once its policy has moved X nats per decision (mean KL) from "
+       "the one that drew the batch (default 0: off)"},
       {"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 0: off)"},
       {"entropy-weight", "X",
        "a learned method's entropy bonus, halving every --entropy-half-life evaluations (default 0)"},
@@ -179,6 +182,7 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
   if (auto text = get(options, "samples"); text && training.samples_per_update < 2)
     return invalid_input("--samples: expected at least 2 (samples are compared with each other), got '" + *text + "'");
   DEVPLACE_ASSIGN_OR_RETURN(training.epochs, positive_int(options, "epochs", 0, kMaxEpochs));
+  DEVPLACE_RETURN_IF_ERROR(weight_option(options, "target-kl", training.target_kl));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-weight", training.entropy_weight));
   DEVPLACE_ASSIGN_OR_RETURN(training.entropy_half_life, positive_int(options, "entropy-half-life", 0, kMaxIterations));
   if (auto text = get(options, "cool-to")) {

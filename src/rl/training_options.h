@@ -62,6 +62,7 @@ struct TrainingRunOptions {
   double lr_decay = 0;             // the factor the learning rate is multiplied by every 25 updates after update 100; 0: the recipe's
   int64_t samples_per_update = 0;  // K; 0: the recipe's
   int64_t epochs = 0;              // optimizer steps per batch; 0: the recipe's
+  double target_kl = -1;           // a batch's later steps stop past this KL per decision; < 0: the recipe's
   double entropy_weight = -1;      // entropy bonus at the start; < 0: the recipe's
   int64_t entropy_half_life = 0;   // evaluations over which the bonus halves; 0: the recipe's
   double cool_to = 1.0;            // the sampling temperature at the end of the run (falls from 1); 1: no cooling
@@ -93,7 +94,7 @@ const std::vector<MethodOptionSpec>& training_option_specs();
 // FILE, --resume FILE (which must exist); --recipe default|paper;
 // --warm-start search|fast|none; --polish N; --learning-rate X;
 // --lr-decay X in (0, 1];
-// --samples K (>= 2); --epochs N; --cool-to T in [0.01, 1];
+// --samples K (>= 2); --epochs N; --target-kl X in [0, 100]; --cool-to T in [0.01, 1];
 // --entropy-weight, --elite-weight,
 // --stickiness, --affinity and --speed-prior X in [0, 100];
 // --risk-seeking F in [0, 1]; --neighbours on|off;

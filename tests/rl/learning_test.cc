@@ -30,6 +30,8 @@
 namespace devplace::rl {
 namespace {
 
+std::vector<double> mean_column(const std::string& path);
+
 // rl and hierarchical run by name, as the CLI runs them.
 [[maybe_unused]] const bool kLearnedRegistered = (register_learned_placers(), true);
 
@@ -229,6 +231,47 @@ TEST(TrainingOptions, LearningRateDecayAndWarmStartConfidence) {
   EXPECT_FALSE(parse_training_options({{"warm-start-confidence", "0.5"}}).ok());
   for (const char* bad : {"0", "1", "1.5", "x"})
     EXPECT_FALSE(parse_training_options({{"warm-start", "search"}, {"warm-start-confidence", bad}}).ok()) << bad;
+}
+
+// The KL estimate: 0 for the policy that drew the batch, positive and
+// growing as the log-probabilities move either way.
+TEST(MeanKl, IsZeroForTheSamePolicyAndGrowsAsItMoves) {
+  const torch::Tensor drawn = torch::log(torch::tensor({{0.5, 0.9}, {0.2, 0.6}}));
+  EXPECT_DOUBLE_EQ(mean_kl(drawn, drawn), 0.0);
+  const double near = mean_kl(drawn, drawn + 0.1), far = mean_kl(drawn, drawn + 0.5), below = mean_kl(drawn, drawn - 0.5);
+  EXPECT_GT(near, 0.0);
+  EXPECT_GT(far, near);
+  EXPECT_GT(below, near);
+  EXPECT_NEAR(near, std::exp(0.1) - 1 - 0.1, 1e-6);  // r - 1 - log r at every decision
+}
+
+// --target-kl stops a batch's later epochs once the policy has moved that
+// far: with a target no step stays under, training is the one-epoch
+// run's to the digit; with one no step reaches, the four-epoch run's.
+TEST(TargetKl, StopsTheBatchsLaterEpochs) {
+  Graph graph = testing::tiny_dag(11, 24);
+  Cluster cluster = testing::toy_cluster(int64_t{4} << 30);
+  auto cost = make_default_cost_model();
+  const Problem problem = Problem::create(graph, cluster, *cost).value();
+  const std::string log = devplace::testing::temp_file("target_kl_test.csv").string();
+  auto train = [&](const MethodOptions& extra) {
+    Simulator sim(problem);
+    PlacerRunOptions options;
+    options.grouping.kind = GroupingKind::kColocation;
+    options.budget.evaluations = 320;
+    options.method_options = extra;
+    options.method_options["training-log"] = log;
+    const PlacerRun run = run_placer("rl", problem, sim, options).value();
+    return std::make_pair(run.evaluation.step_time_s, mean_column(log));
+  };
+  const auto one_epoch = train({{"epochs", "1"}});
+  const auto four_epochs = train({});
+  ASSERT_NE(one_epoch.second, four_epochs.second);  // the later epochs change the training
+  EXPECT_EQ(train({{"target-kl", "1e-12"}}), one_epoch);
+  EXPECT_EQ(train({{"target-kl", "100"}}), four_epochs);
+  std::filesystem::remove(log);
+  EXPECT_FALSE(parse_training_options({{"target-kl", "-1"}}).ok());
+  EXPECT_FALSE(parse_training_options({{"target-kl", "x"}}).ok());
 }
 
 // The stickiness prior: a fresh policy gives neighbouring groups the same
