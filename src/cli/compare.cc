@@ -78,7 +78,7 @@ const CommandSpec kSpec = {
                           "run each method once per seed (positive integers) and give its median over them, instead of --seed"},
                          {"reuse", "FILE,...",
                           "--suite: take each method's result from the earlier --json answers (of the suite, or of compare on "
-                          "one row) that ran it to the end at the same budget and seed; run only the others"}})))))
+                          "one row) that ran it to the end at the same budget, seed and options; run only the others"}})))))
 };
 
 // The paper's baseline columns, in its order; other methods follow them.
@@ -120,6 +120,28 @@ json::Json results_json(const Comparison& c) {
   json::Json results = json::Json::array();
   for (const MethodResult& r : c.results) results.push_back(method_result_json(r));
   return results;
+}
+
+// The options given that can change a method's result, {"name": value}
+// (true for a flag): an answer records them so that --reuse takes only
+// results made with the same ones. Left out: what names the problem,
+// the methods, the budget and the seed (matched on their own), the files
+// devplace writes, and what only changes how fast a run goes.
+json::Json result_options_json(const Args& args) {
+  static const char* const kNeutral[] = {"graph", "cluster", "suite",  "methods", "json",  "jobs",            "reuse",
+                                         "seed",  "seeds",   "budget", "evaluations", "threads", "checkpoint-every"};
+  json::Json j = json::Json::object();
+  for (const OptionSpec& o : kSpec.options) {
+    if (o.output || std::find(std::begin(kNeutral), std::end(kNeutral), o.name) != std::end(kNeutral)) continue;
+    const std::optional<std::string> v = args.get(o.name);
+    if (!v) continue;
+    if (o.value.empty()) {
+      j[o.name] = true;
+    } else {
+      j[o.name] = *v;
+    }
+  }
+  return j;
 }
 
 // The step-time cell of a table: "463.3 ms", "OOM", or "failed".
@@ -301,6 +323,7 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
                   {"evaluator", measurer ? "measurer" : "simulator"},
                   {"budget", budget_json(options.budget)},
                   {"seed", options.seed},
+                  {"options", result_options_json(args)},
                   {"results", results_json(c)},
                   {"interrupted", interrupt_requested()}};
   if (seeds) {
@@ -420,7 +443,8 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
       start = comma + 1;
     }
     std::vector<std::string> notes;
-    DEVPLACE_ASSIGN_OR_RETURN(reused, find_reusable_rows(kPaperSuite, files, {ordered, options.budget, options.seed}, &notes));
+    DEVPLACE_ASSIGN_OR_RETURN(reused, find_reusable_rows(kPaperSuite, files, {ordered, options.budget, options.seed, result_options_json(args)},
+                                                         &notes));
     for (const std::string& note : notes) std::cerr << "devplace: --reuse: " << note << "\n";
   }
   // What each row runs: every method, or those no earlier answer finished.
@@ -539,6 +563,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   if (report_file) DEVPLACE_RETURN_IF_ERROR(write_report(*report_file, rep));
   if (as_json) {
     json::Json answer = {{"suite", "paper"}, {"budget", budget_json(options.budget)}, {"seed", options.seed},
+                         {"options", result_options_json(args)},
                          {"rows", rows}, {"interrupted", interrupt_requested()}};
     if (seeds) {
       answer.erase("seed");

@@ -19,6 +19,7 @@ struct Candidate {
   const json::Json* budget;
   const json::Json* seed;  // null in answers written before the seed was recorded
   const json::Json* seeds; // a median over these seeds (compare --seeds); null for one seed's answer
+  const json::Json* options; // the options that change results; null in answers written before they were recorded
 };
 
 // A budget's field as the answer wrote it; 0 (no limit) when absent or null.
@@ -37,6 +38,8 @@ std::string misfit(const Candidate& candidate, const ReuseRequest& request) {
   if (candidate.seeds != nullptr) return "a median over seeds " + candidate.seeds->dump() + ", not seed " + std::to_string(request.seed);
   if (candidate.seed != nullptr && candidate.seed->get<uint64_t>() != request.seed)
     return "seed " + candidate.seed->dump() + ", not " + std::to_string(request.seed);
+  const json::Json made_with = candidate.options != nullptr ? *candidate.options : json::Json::object();
+  if (made_with != request.options) return "other options (" + made_with.dump() + ", not " + request.options.dump() + ")";
   return "";
 }
 
@@ -78,13 +81,14 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
       try {
         const json::Json* seed = answer.contains("seed") ? &answer.at("seed") : nullptr;
         const json::Json* seeds = answer.contains("seeds") ? &answer.at("seeds") : nullptr;
+        const json::Json* made_with = answer.contains("options") ? &answer.at("options") : nullptr;
         std::vector<Candidate> candidates;
         if (answer.contains("rows")) {
           size_t index = 0;
           for (const json::Json& r : answer.at("rows")) {
             path = "rows[" + std::to_string(index++) + "]";
             if (r.at("graph").get<std::string>() == row.graph && r.at("cluster").get<std::string>() == row.cluster)
-              candidates.push_back({&r, &answer.at("budget"), seed, seeds});
+              candidates.push_back({&r, &answer.at("budget"), seed, seeds, made_with});
           }
         } else {
           if (!loaded) {
@@ -94,7 +98,7 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
           if (answer.at("graph").get<std::string>() == loaded->graph->name() &&
               answer.at("cluster").get<std::string>() == loaded->cluster->name() &&
               answer.value("ops", int64_t{-1}) == loaded->problem.num_ops())
-            candidates.push_back({&answer, &answer.at("budget"), seed, seeds});
+            candidates.push_back({&answer, &answer.at("budget"), seed, seeds, made_with});
         }
         path.clear();
         for (const Candidate& c : candidates) {

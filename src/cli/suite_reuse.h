@@ -9,7 +9,9 @@
 // by the names and op count of the graph and cluster the row loads).
 //
 // A method's result is reused when it ran to the end in an answer at the
-// same budget and, where the answer records it, the same seed (a method not
+// same budget, with the same options that change results (--grouping, a
+// learned method's --lr-decay, ...) and, where the answer records it, the
+// same seed (a method not
 // applicable to the graph counts as run): the methods are deterministic for
 // a given seed and evaluation budget, so the result is the one this run
 // would compute. Each method is taken from the first answer, in the order
@@ -26,6 +28,7 @@
 
 #include "cli/method_comparison.h"
 #include "cli/paper_suite.h"
+#include "common/json_reader.h"
 #include "common/status.h"
 #include "place/run_placer.h"
 
@@ -35,6 +38,10 @@ struct ReuseRequest {
   std::vector<std::string> methods;  // in the table's order
   Budget budget;
   uint64_t seed = 1;
+  // The options that change results (compare's "options"); an answer
+  // without them was made before they were recorded and counts as made
+  // with none.
+  json::Json options = json::Json::object();
 };
 
 struct ReusedRow {

@@ -924,6 +924,17 @@ TEST(Cli, CompareSuiteReuseRunsOnlyTheMethodsAdded) {
     }
     EXPECT_EQ(got, want) << jobs;
   }
+  // Results made with other options that change them are not this run's.
+  CliRun regrouped = devplace(cmd + " --json --grouping colocation --reuse " + file.string());
+  ASSERT_EQ(regrouped.exit_code, 0) << regrouped.err;
+  EXPECT_NE(regrouped.err.find(file.string() + ": RNNLM on k80x2 not reused: other options ({}, not {\"grouping\":\"colocation\"})"),
+            std::string::npos)
+      << regrouped.err;
+  const nlohmann::json regrouped_answer = nlohmann::json::parse(regrouped.out);
+  EXPECT_EQ(regrouped_answer["options"], nlohmann::json({{"grouping", "colocation"}}));
+  for (const auto& row : regrouped_answer["rows"]) {
+    for (const auto& result : row["results"]) EXPECT_FALSE(result.contains("reused_from")) << result;
+  }
   CliRun text = devplace(cmd + " --reuse " + file.string());
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("results taken from earlier answers, at the same budget and seed (--reuse): every row (" + file.string() +
