@@ -48,7 +48,7 @@ std::vector<OptionSpec> with_compare_budget(std::vector<OptionSpec> options) {
 const CommandSpec kSpec = {
     "devplace compare --graph SRC --cluster CL [--methods A,B,...] [--budget SECONDS] [--evaluations N]\n"
     "       [--seed N | --seeds A,B,...] [--grouping paper|colocation] [--training] [--json]\n"
-    "       [--measure COMMAND ...] [--report FILE]\n"
+    "       [--measure COMMAND ...] [--report FILE | --reuse FILE,...]\n"
     "   or: devplace compare --suite paper [--methods A,B,...] [--budget SECONDS] [--iterations N] [--json]\n"
     "       [--report FILE | --jobs N] [--reuse FILE,...] [--seeds A,B,...]",
     "Runs each method with the same budget and seed and prints its step time (OOM where a device runs\n"
@@ -77,8 +77,8 @@ const CommandSpec kSpec = {
                          {"seeds", "A,B,...",
                           "run each method once per seed (positive integers) and give its median over them, instead of --seed"},
                          {"reuse", "FILE,...",
-                          "--suite: take each method's result from the earlier --json answers (of the suite, or of compare on "
-                          "one row) that ran it to the end at the same budget, seed and options; run only the others"}})))))
+                          "take each method's result from the earlier --json answers (of compare on the same graph and cluster, "
+                          "or of a suite) that ran it to the end at the same budget, seed and options; run only the others"}})))))
 };
 
 // The paper's baseline columns, in its order; other methods follow them.
@@ -142,6 +142,39 @@ json::Json result_options_json(const Args& args) {
     }
   }
   return j;
+}
+
+// --reuse's files.
+Result<std::vector<std::string>> reuse_files(const std::string& list) {
+  std::vector<std::string> files;
+  for (size_t start = 0; start <= list.size();) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    if (comma == start) return invalid_input("--reuse: expected FILE[,FILE...], got '" + list + "'");
+    files.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return files;
+}
+
+// What the footnote says of results taken from earlier answers: "FILE,
+// FILE2; run now: rl, hierarchical".
+std::string reused_what(const ReusedRow& reused) {
+  std::vector<std::string> files;
+  for (const std::string& f : reused.from) {
+    if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+  }
+  std::string what;
+  for (const std::string& f : files) what += (what.empty() ? "" : ", ") + f;
+  for (size_t k = 0; k < reused.missing.size(); ++k) what += (k == 0 ? "; run now: " : ", ") + reused.missing[k];
+  return what;
+}
+
+// Marks each result of a comparison's JSON that came from an earlier
+// answer (`from`: its file, "" for one run now).
+void mark_reused(json::Json& results, const std::vector<std::string>& from) {
+  for (size_t k = 0; k < from.size(); ++k) {
+    if (!from[k].empty()) results[k]["reused_from"] = from[k];
+  }
 }
 
 // The step-time cell of a table: "463.3 ms", "OOM", or "failed".
@@ -274,18 +307,33 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
   DEVPLACE_ASSIGN_OR_RETURN(const GraphLoadOptions load, graph_load_options(args));
   DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem loaded, load_problem(*args.get("graph"), *args.get("cluster"), load));
   DEVPLACE_ASSIGN_OR_RETURN(const std::optional<MeasurerOptions> measure, measurer_options(args, *args.get("graph")));
-  std::unique_ptr<Measurer> measurer;
-  if (measure) {
-    DEVPLACE_ASSIGN_OR_RETURN(measurer, Measurer::start(loaded.problem, *measure));
-  }
   std::optional<std::vector<uint64_t>> seeds;
   if (const std::optional<std::string> text = args.get("seeds")) {
     DEVPLACE_ASSIGN_OR_RETURN(seeds, parse_seeds(*text));
+  }
+  // --reuse: the results earlier answers finished (suite_reuse.h); only
+  // the other methods run.
+  std::optional<ReusedRow> reused;
+  std::vector<std::string> to_run = methods;
+  if (const std::optional<std::string> reuse = args.get("reuse")) {
+    DEVPLACE_ASSIGN_OR_RETURN(const std::vector<std::string> files, reuse_files(*reuse));
+    const std::string graph_name = loaded.graph->name(), graph_arg = *args.get("graph"), cluster_arg = *args.get("cluster");
+    std::vector<std::string> notes;
+    DEVPLACE_ASSIGN_OR_RETURN(reused, find_reusable_results(SuiteRow{graph_name.c_str(), graph_arg.c_str(), cluster_arg.c_str()}, loaded,
+                                                            files, {methods, options.budget, options.seed, result_options_json(args)},
+                                                            &notes));
+    for (const std::string& note : notes) std::cerr << "devplace: --reuse: " << note << "\n";
+    if (reused) to_run = reused->missing;
+  }
+  std::unique_ptr<Measurer> measurer;
+  if (measure && !to_run.empty()) {
+    DEVPLACE_ASSIGN_OR_RETURN(measurer, Measurer::start(loaded.problem, *measure));
   }
   clear_interrupt();
   std::optional<InterruptScope> scope(std::in_place);  // Ctrl-C stops the methods, then the table is printed
   std::vector<Comparison> per_seed;  // with --seeds
   Comparison c;
+  std::vector<std::string> from;  // with --reuse: the answer each result came from, "" for one run now
   if (seeds) {
     for (uint64_t seed : *seeds) {
       if (interrupt_requested()) break;
@@ -298,8 +346,12 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
     if (per_seed.size() < seeds->size()) {
       for (MethodResult& r : c.results) r.interrupted = true;
     }
-  } else {
+  } else if (!reused) {
     c = compare_methods(loaded.problem, methods, options, measurer.get());
+  } else {
+    std::optional<Comparison> fresh;
+    if (!to_run.empty()) fresh = compare_methods(loaded.problem, to_run, options, measurer.get());
+    c = merge_reused(*reused, std::move(fresh), methods, &from);
   }
   scope.reset();
   if (measurer) std::cerr << "devplace: " << measurer->summary() << "\n";
@@ -312,6 +364,8 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
   if (!args.flag("json")) {
     print_comparison(loaded.problem, c, budget_note(options, methods), seeds.value_or(std::vector<uint64_t>{}));
     if (seeds) print_seeds(c, per_seed, *seeds);
+    if (reused)
+      std::cout << "results taken from earlier answers, at the same budget, seed and options (--reuse): " << reused_what(*reused) << ".\n";
     return Status::ok_status();
   }
   json::Json j = {{"graph", loaded.graph->name()},
@@ -326,6 +380,7 @@ Status compare_one(const Args& args, const std::vector<std::string>& methods, co
                   {"options", result_options_json(args)},
                   {"results", results_json(c)},
                   {"interrupted", interrupt_requested()}};
+  mark_reused(j["results"], from);
   if (seeds) {
     // "results" holds the medians; each seed's are under "per_seed".
     j.erase("seed");
@@ -426,7 +481,6 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   if (const std::optional<std::string> text = args.get("seeds")) {
     DEVPLACE_ASSIGN_OR_RETURN(seeds, parse_seeds(*text));
     if (report_file) return invalid_input("--report cannot be combined with --seeds: a median has no placement to show");
-    if (args.get("reuse")) return invalid_input("--reuse cannot be combined with --seeds: earlier answers are one seed's");
   }
   const bool in_children = jobs > 1 || seeds.has_value();
   if (jobs > 1 && report_file)
@@ -434,14 +488,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
   // --reuse: the results earlier answers finished (suite_reuse.h).
   std::vector<std::optional<ReusedRow>> reused(std::size(kPaperSuite));
   if (const std::optional<std::string> reuse = args.get("reuse")) {
-    if (report_file) return invalid_input("--report cannot be combined with --reuse: earlier answers do not hold the placements");
-    std::vector<std::string> files;
-    for (size_t start = 0; start <= reuse->size();) {
-      const size_t comma = std::min(reuse->find(',', start), reuse->size());
-      if (comma == start) return invalid_input("--reuse: expected FILE[,FILE...], got '" + *reuse + "'");
-      files.push_back(reuse->substr(start, comma - start));
-      start = comma + 1;
-    }
+    DEVPLACE_ASSIGN_OR_RETURN(const std::vector<std::string> files, reuse_files(*reuse));
     std::vector<std::string> notes;
     DEVPLACE_ASSIGN_OR_RETURN(reused, find_reusable_rows(kPaperSuite, files, {ordered, options.budget, options.seed, result_options_json(args)},
                                                          &notes));
@@ -479,9 +526,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
                       {"best_paper_baseline_s", number_or_null(c.best_paper_baseline_s)},
                       {"speedup", number_or_null(speedup)},
                       {"results", results_json(c)}});
-      for (size_t k = 0; k < from.size(); ++k) {
-        if (!from[k].empty()) rows.back()["results"][k]["reused_from"] = from[k];
-      }
+      mark_reused(rows.back()["results"], from);
       return Status::ok_status();
     }
     std::cout << pad_right(row.model, 14) << pad_left(std::to_string(gpus), 6);
@@ -521,14 +566,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
     } else {
       ++rows_reused;
     }
-    std::vector<std::string> files;
-    for (const std::string& f : reused[i]->from) {
-      if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
-    }
-    std::string what;
-    for (const std::string& f : files) what += (what.empty() ? "" : ", ") + f;
-    for (size_t k = 0; k < reused[i]->missing.size(); ++k) what += (k == 0 ? "; run now: " : ", ") + reused[i]->missing[k];
-    reused_what[i] = what;
+    reused_what[i] = cli::reused_what(*reused[i]);
     std::vector<std::string> from;
     done.push_back(merge_reused(std::move(*reused[i]), std::move(fresh), ordered, &from));
     return emit(kPaperSuite[i], done.back(), from);
@@ -643,7 +681,9 @@ Status run_compare(const ArgList& argv) {
     return invalid_input("--measure cannot be combined with --suite: the suite's zoo models have no real runs");
   if (suite && *suite != "paper") return invalid_input("--suite: expected 'paper', got '" + *suite + "'");
   if (!suite && args.get("jobs")) return invalid_input("--jobs runs the rows of a --suite side by side; one graph runs in one process");
-  if (!suite && args.get("reuse")) return invalid_input("--reuse takes rows of a --suite from earlier answers; it needs --suite");
+  if (args.get("reuse") && args.get("seeds")) return invalid_input("--reuse cannot be combined with --seeds: earlier answers are one seed's");
+  if (args.get("reuse") && args.get("report"))
+    return invalid_input("--report cannot be combined with --reuse: earlier answers do not hold the placements");
   if (args.get("seeds") && args.get("seed")) return invalid_input("--seeds runs every seed it names: drop --seed");
   if (!suite && args.get("seeds") && args.get("report"))
     return invalid_input("--report cannot be combined with --seeds: a median has no placement to show");

@@ -3,6 +3,7 @@
 #include "cli/suite_reuse.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "cli/problem_source.h"
 #include "common/json_reader.h"
@@ -50,12 +51,9 @@ std::string unfinished(const MethodResult& r) {
   return "";
 }
 
-}  // namespace
-
-Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const SuiteRow> rows,
-                                                                 const std::vector<std::string>& files,
-                                                                 const ReuseRequest& request,
-                                                                 std::vector<std::string>* notes) {
+// The answers of `files`, checked to be compare answers.
+Result<std::vector<json::Json>> read_answers(const std::vector<std::string>& files, const ReuseRequest& request,
+                                             std::vector<std::string>* notes) {
   std::vector<json::Json> answers;
   answers.reserve(files.size());
   for (const std::string& file : files) {
@@ -66,83 +64,111 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
       notes->push_back(file + ": written before answers recorded their seed; taken as seed " + std::to_string(request.seed));
     answers.push_back(std::move(answer));
   }
-  std::vector<std::optional<ReusedRow>> reused(rows.size());
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const SuiteRow& row = rows[i];
-    const std::string label = row.model + std::string(" on ") + row.cluster;
-    std::optional<LoadedProblem> loaded;  // only when an answer may hold the row
-    // Each method's result from the first answer that finished it.
-    std::vector<std::optional<MethodResult>> found(request.methods.size());
-    std::vector<std::string> from(request.methods.size());
-    for (size_t f = 0; f < answers.size(); ++f) {
-      const json::Json& answer = answers[f];
-      const std::string where = files[f];
-      std::string path;  // the JSON path being read, for the error
-      try {
-        const json::Json* seed = answer.contains("seed") ? &answer.at("seed") : nullptr;
-        const json::Json* seeds = answer.contains("seeds") ? &answer.at("seeds") : nullptr;
-        const json::Json* made_with = answer.contains("options") ? &answer.at("options") : nullptr;
-        std::vector<Candidate> candidates;
-        if (answer.contains("rows")) {
-          size_t index = 0;
-          for (const json::Json& r : answer.at("rows")) {
-            path = "rows[" + std::to_string(index++) + "]";
-            if (r.at("graph").get<std::string>() == row.graph && r.at("cluster").get<std::string>() == row.cluster)
-              candidates.push_back({&r, &answer.at("budget"), seed, seeds, made_with});
-          }
-        } else {
-          if (!loaded) {
-            DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem p, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
-            loaded.emplace(std::move(p));
-          }
-          if (answer.at("graph").get<std::string>() == loaded->graph->name() &&
-              answer.at("cluster").get<std::string>() == loaded->cluster->name() &&
-              answer.value("ops", int64_t{-1}) == loaded->problem.num_ops())
-            candidates.push_back({&answer, &answer.at("budget"), seed, seeds, made_with});
+  return answers;
+}
+
+// The problem a row loads, when first needed.
+using ProblemOf = std::function<Result<const LoadedProblem*>()>;
+
+// What `answers` hold of one row (find_reusable_rows).
+Result<std::optional<ReusedRow>> reusable_in_row(const SuiteRow& row, const ProblemOf& problem, const std::vector<json::Json>& answers,
+                                                 const std::vector<std::string>& files, const ReuseRequest& request,
+                                                 std::vector<std::string>* notes) {
+  const std::string label = row.model + std::string(" on ") + row.cluster;
+  // Each method's result from the first answer that finished it.
+  std::vector<std::optional<MethodResult>> found(request.methods.size());
+  std::vector<std::string> from(request.methods.size());
+  for (size_t f = 0; f < answers.size(); ++f) {
+    const json::Json& answer = answers[f];
+    const std::string where = files[f];
+    std::string path;  // the JSON path being read, for the error
+    try {
+      const json::Json* seed = answer.contains("seed") ? &answer.at("seed") : nullptr;
+      const json::Json* seeds = answer.contains("seeds") ? &answer.at("seeds") : nullptr;
+      const json::Json* made_with = answer.contains("options") ? &answer.at("options") : nullptr;
+      std::vector<Candidate> candidates;
+      if (answer.contains("rows")) {
+        size_t index = 0;
+        for (const json::Json& r : answer.at("rows")) {
+          path = "rows[" + std::to_string(index++) + "]";
+          if (r.at("graph").get<std::string>() == row.graph && r.at("cluster").get<std::string>() == row.cluster)
+            candidates.push_back({&r, &answer.at("budget"), seed, seeds, made_with});
         }
-        path.clear();
-        for (const Candidate& c : candidates) {
-          if (const std::string why = misfit(c, request); !why.empty()) {
-            notes->push_back(where + ": " + label + " not reused: " + why);
+      } else {
+        DEVPLACE_ASSIGN_OR_RETURN(const LoadedProblem* loaded, problem());
+        if (answer.at("graph").get<std::string>() == loaded->graph->name() &&
+            answer.at("cluster").get<std::string>() == loaded->cluster->name() &&
+            answer.value("ops", int64_t{-1}) == loaded->problem.num_ops())
+          candidates.push_back({&answer, &answer.at("budget"), seed, seeds, made_with});
+      }
+      path.clear();
+      for (const Candidate& c : candidates) {
+        if (const std::string why = misfit(c, request); !why.empty()) {
+          notes->push_back(where + ": " + label + " not reused: " + why);
+          continue;
+        }
+        DEVPLACE_ASSIGN_OR_RETURN(Comparison comparison, comparison_from_json(*c.row, where + ": " + label));
+        for (MethodResult& r : comparison.results) {
+          const auto m = std::find(request.methods.begin(), request.methods.end(), r.method);
+          if (m == request.methods.end()) continue;  // not asked for
+          const size_t k = static_cast<size_t>(m - request.methods.begin());
+          if (found[k]) continue;  // an earlier answer's
+          if (const std::string why = unfinished(r); !why.empty()) {
+            notes->push_back(where + ": " + label + ", " + r.method + " not reused: it " + why);
             continue;
           }
-          DEVPLACE_ASSIGN_OR_RETURN(Comparison comparison, comparison_from_json(*c.row, where + ": " + label));
-          for (MethodResult& r : comparison.results) {
-            const auto m = std::find(request.methods.begin(), request.methods.end(), r.method);
-            if (m == request.methods.end()) continue;  // not asked for
-            const size_t k = static_cast<size_t>(m - request.methods.begin());
-            if (found[k]) continue;  // an earlier answer's
-            if (const std::string why = unfinished(r); !why.empty()) {
-              notes->push_back(where + ": " + label + ", " + r.method + " not reused: it " + why);
-              continue;
-            }
-            from[k] = where;
-            found[k] = std::move(r);
-          }
+          from[k] = where;
+          found[k] = std::move(r);
         }
-      } catch (const json::Json::exception& e) {
-        return invalid_input(where + (path.empty() ? "" : ": " + path) + ": not a devplace compare --json answer (" + e.what() + ")");
       }
+    } catch (const json::Json::exception& e) {
+      return invalid_input(where + (path.empty() ? "" : ": " + path) + ": not a devplace compare --json answer (" + e.what() + ")");
     }
-    ReusedRow row_reused;
-    for (size_t k = 0; k < request.methods.size(); ++k) {
-      if (!found[k]) {
-        row_reused.missing.push_back(request.methods[k]);
-        continue;
+  }
+  ReusedRow reused;
+  for (size_t k = 0; k < request.methods.size(); ++k) {
+    if (!found[k]) {
+      reused.missing.push_back(request.methods[k]);
+      continue;
+    }
+    reused.comparison.results.push_back(std::move(*found[k]));
+    reused.from.push_back(from[k]);
+  }
+  if (reused.comparison.results.empty()) return std::optional<ReusedRow>();
+  DEVPLACE_ASSIGN_OR_RETURN(const LoadedProblem* loaded, problem());
+  reused.comparison.lower_bound = compute_lower_bound(loaded->problem);
+  relate_results(reused.comparison);
+  return std::optional<ReusedRow>(std::move(reused));
+}
+
+}  // namespace
+
+Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const SuiteRow> rows,
+                                                                 const std::vector<std::string>& files,
+                                                                 const ReuseRequest& request,
+                                                                 std::vector<std::string>* notes) {
+  DEVPLACE_ASSIGN_OR_RETURN(const std::vector<json::Json> answers, read_answers(files, request, notes));
+  std::vector<std::optional<ReusedRow>> reused(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::optional<LoadedProblem> loaded;  // only when an answer may hold the row
+    const ProblemOf problem = [&]() -> Result<const LoadedProblem*> {
+      if (!loaded) {
+        DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem p, load_problem(rows[i].graph, rows[i].cluster, GraphLoadOptions{}));
+        loaded.emplace(std::move(p));
       }
-      row_reused.comparison.results.push_back(std::move(*found[k]));
-      row_reused.from.push_back(from[k]);
-    }
-    if (row_reused.comparison.results.empty()) continue;
-    if (!loaded) {
-      DEVPLACE_ASSIGN_OR_RETURN(LoadedProblem p, load_problem(row.graph, row.cluster, GraphLoadOptions{}));
-      loaded.emplace(std::move(p));
-    }
-    row_reused.comparison.lower_bound = compute_lower_bound(loaded->problem);
-    relate_results(row_reused.comparison);
-    reused[i] = std::move(row_reused);
+      return &*loaded;
+    };
+    DEVPLACE_ASSIGN_OR_RETURN(reused[i], reusable_in_row(rows[i], problem, answers, files, request, notes));
   }
   return reused;
+}
+
+Result<std::optional<ReusedRow>> find_reusable_results(const SuiteRow& row, const LoadedProblem& loaded,
+                                                       const std::vector<std::string>& files, const ReuseRequest& request,
+                                                       std::vector<std::string>* notes) {
+  DEVPLACE_ASSIGN_OR_RETURN(const std::vector<json::Json> answers, read_answers(files, request, notes));
+  const ProblemOf problem = [&]() -> Result<const LoadedProblem*> { return &loaded; };
+  return reusable_in_row(row, problem, answers, files, request, notes);
 }
 
 Comparison merge_reused(ReusedRow reused, std::optional<Comparison> fresh, const std::vector<std::string>& methods,

@@ -28,6 +28,7 @@
 
 #include "cli/method_comparison.h"
 #include "cli/paper_suite.h"
+#include "cli/problem_source.h"
 #include "common/json_reader.h"
 #include "common/status.h"
 #include "place/run_placer.h"
@@ -61,6 +62,15 @@ Result<std::vector<std::optional<ReusedRow>>> find_reusable_rows(std::span<const
                                                                  const std::vector<std::string>& files,
                                                                  const ReuseRequest& request,
                                                                  std::vector<std::string>* notes);
+
+// The same for one problem (`compare --graph G --cluster C --reuse`): `row`
+// names it by its --graph and --cluster arguments (a suite answer's rows
+// match those), `loaded` is what they load with the run's own graph options
+// (a one-problem answer matches its graph's and cluster's names and op
+// count).
+Result<std::optional<ReusedRow>> find_reusable_results(const SuiteRow& row, const LoadedProblem& loaded,
+                                                       const std::vector<std::string>& files, const ReuseRequest& request,
+                                                       std::vector<std::string>* notes);
 
 // The row of `methods` (in that order): `reused`'s results and `fresh`'s
 // (the run of `reused.missing`), related again to their best paper

@@ -431,8 +431,9 @@ INSTANTIATE_TEST_SUITE_P(
                 data("reuse_bad_row.json") + ": rows[1]: not a devplace compare --json answer ([json.exception.type_error.302] type "
                 "must be string, but is number)"},
         BadCase{"compare --suite paper --methods cpu --reuse a.json,", "--reuse: expected FILE[,FILE...], got 'a.json,'"},
-        BadCase{"compare --graph zoo:rnnlm --cluster k80x2 --reuse a.json",
-                "--reuse takes rows of a --suite from earlier answers; it needs --suite"},
+        BadCase{"compare --graph zoo:rnnlm --cluster k80x2 --methods cpu --reuse " + data("fork.json"),
+                data("fork.json") + ": not a devplace compare --json answer (no \"rows\" or \"results\")"},
+        BadCase{"compare --graph zoo:rnnlm --cluster k80x2 --reuse nosuch.json", "nosuch.json: cannot read file"},
         BadCase{"compare --suite paper --methods cpu,rl --training-log rl.csv",
                 "--training-log: names one file, but this comparison trains 6 learned runs (use devplace place, or one learned "
                 "method on one graph)"}));
@@ -888,6 +889,53 @@ TEST(Cli, CompareSuiteReusesTheRowsEarlierAnswersFinished) {
   EXPECT_NE(not_seed.err.find(median_file.string() + ": NMT on k80x4 not reused: a median over seeds [1,2], not seed 1"), std::string::npos)
       << not_seed.err;
   for (const auto& result : nlohmann::json::parse(not_seed.out)["rows"][3]["results"]) EXPECT_FALSE(result.contains("reused_from"));
+}
+
+// --reuse on one problem: the results of an earlier answer of the same
+// problem, or of a suite's row that ran it, and only the other methods run.
+TEST(Cli, CompareReusesEarlierAnswersOfTheSameProblem) {
+  const std::string problem = "compare --graph zoo:inception_v3 --cluster k80x2 --evaluations 50 --json";
+  CliRun earlier = devplace(problem + " --methods expert,random-search");
+  ASSERT_EQ(earlier.exit_code, 0) << earlier.err;
+  const std::filesystem::path file = temp_file("reuse_one.json");
+  ASSERT_TRUE(devplace::write_text_file(file.string(), earlier.out).ok());
+  auto without_clock = [](nlohmann::json j) {
+    for (auto& r : j["results"]) r.erase("search_time_s");
+    return j;
+  };
+  CliRun whole = devplace(problem + " --methods expert,random-search,local-search");
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  CliRun added = devplace(problem + " --methods expert,random-search,local-search --reuse " + file.string());
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  nlohmann::json got = nlohmann::json::parse(added.out);
+  for (size_t m = 0; m < 3; ++m) {
+    if (m < 2) {
+      EXPECT_EQ(got["results"][m]["reused_from"], file.string()) << m;
+    } else {
+      EXPECT_FALSE(got["results"][m].contains("reused_from"));
+    }
+    got["results"][m].erase("reused_from");
+  }
+  EXPECT_EQ(without_clock(got), without_clock(nlohmann::json::parse(whole.out)));
+
+  // From a suite's row: matched by the --graph and --cluster it ran.
+  CliRun suite = devplace("compare --suite paper --methods cpu,expert --evaluations 50 --json");
+  ASSERT_EQ(suite.exit_code, 0) << suite.err;
+  const std::filesystem::path suite_file = temp_file("reuse_one_suite.json");
+  ASSERT_TRUE(devplace::write_text_file(suite_file.string(), suite.out).ok());
+  CliRun from_suite = devplace(problem + " --methods cpu,expert --reuse " + suite_file.string());
+  ASSERT_EQ(from_suite.exit_code, 0) << from_suite.err;
+  for (const auto& r : nlohmann::json::parse(from_suite.out)["results"]) EXPECT_EQ(r["reused_from"], suite_file.string()) << r;
+  CliRun text = devplace("compare --graph zoo:inception_v3 --cluster k80x2 --evaluations 50 --methods expert,random-search,local-search --reuse " +
+                         file.string());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("results taken from earlier answers, at the same budget, seed and options (--reuse): " + file.string() +
+                          "; run now: local-search."),
+            std::string::npos)
+      << text.out;
+  CliRun seeds = devplace(problem + " --methods expert --seeds 1,2 --reuse " + file.string());
+  EXPECT_EQ(seeds.exit_code, 2);
+  EXPECT_NE(seeds.err.find("--reuse cannot be combined with --seeds"), std::string::npos) << seeds.err;
 }
 
 // A method added to a finished suite runs alone: the others' results come
