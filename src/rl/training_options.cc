@@ -40,16 +40,23 @@ Result<std::string> path_option(const MethodOptions& options, const std::string&
   return *text;
 }
 
-// A number in [0, 100] for --NAME into `out`, if given.
-Status weight_option(const MethodOptions& options, const std::string& name, double& out) {
+// --NAME as a finite number that `in_range` accepts, into `out`, if given;
+// otherwise an error saying it expected `what` ("a factor in (0, 1]").
+Status number_option(const MethodOptions& options, const std::string& name, bool (*in_range)(double), const std::string& what,
+                     double& out) {
   if (auto text = get(options, name)) {
-    double w = -1;
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), w);
-    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(w) || w < 0 || w > 100)
-      return invalid_input("--" + name + ": expected a number in [0, 100], got '" + *text + "'");
-    out = w;
+    double x = 0;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), x);
+    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(x) || !in_range(x))
+      return invalid_input("--" + name + ": expected " + what + ", got '" + *text + "'");
+    out = x;
   }
   return Status::ok_status();
+}
+
+// A number in [0, 100] for --NAME into `out`, if given.
+Status weight_option(const MethodOptions& options, const std::string& name, double& out) {
+  return number_option(options, name, [](double w) { return w >= 0 && w <= 100; }, "a number in [0, 100]", out);
 }
 
 }  // namespace
@@ -155,29 +162,14 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
     else if (*text == "none") training.warm_start = WarmStart::kNone;
     else return invalid_input("--warm-start: expected 'search', 'fast' or 'none', got '" + *text + "'");
   }
-  if (auto text = get(options, "warm-start-confidence")) {
-    if (training.warm_start != WarmStart::kSearch && training.warm_start != WarmStart::kFast)
-      return invalid_input("--warm-start-confidence needs --warm-start search or fast");
-    double p = 0;
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), p);
-    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(p) || p <= 0 || p >= 1)
-      return invalid_input("--warm-start-confidence: expected a probability in (0, 1), got '" + *text + "'");
-    training.warm_start_confidence = p;
-  }
-  if (auto text = get(options, "learning-rate")) {
-    double lr = 0;
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), lr);
-    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(lr) || lr <= 0 || lr > 10)
-      return invalid_input("--learning-rate: expected a number in (0, 10], got '" + *text + "'");
-    training.learning_rate = lr;
-  }
-  if (auto text = get(options, "lr-decay")) {
-    double decay = 0;
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), decay);
-    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(decay) || decay <= 0 || decay > 1)
-      return invalid_input("--lr-decay: expected a factor in (0, 1], got '" + *text + "'");
-    training.lr_decay = decay;
-  }
+  if (options.count("warm-start-confidence") && training.warm_start != WarmStart::kSearch && training.warm_start != WarmStart::kFast)
+    return invalid_input("--warm-start-confidence needs --warm-start search or fast");
+  DEVPLACE_RETURN_IF_ERROR(number_option(options, "warm-start-confidence", [](double p) { return p > 0 && p < 1; },
+                                         "a probability in (0, 1)", training.warm_start_confidence));
+  DEVPLACE_RETURN_IF_ERROR(number_option(options, "learning-rate", [](double lr) { return lr > 0 && lr <= 10; }, "a number in (0, 10]",
+                                         training.learning_rate));
+  DEVPLACE_RETURN_IF_ERROR(
+      number_option(options, "lr-decay", [](double d) { return d > 0 && d <= 1; }, "a factor in (0, 1]", training.lr_decay));
   DEVPLACE_ASSIGN_OR_RETURN(training.samples_per_update, positive_int(options, "samples", 0, kMaxSamples));
   if (auto text = get(options, "samples"); text && training.samples_per_update < 2)
     return invalid_input("--samples: expected at least 2 (samples are compared with each other), got '" + *text + "'");
@@ -185,23 +177,13 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "target-kl", training.target_kl));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-weight", training.entropy_weight));
   DEVPLACE_ASSIGN_OR_RETURN(training.entropy_half_life, positive_int(options, "entropy-half-life", 0, kMaxIterations));
-  if (auto text = get(options, "cool-to")) {
-    double t = 0;
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), t);
-    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(t) || t < 0.01 || t > 1)
-      return invalid_input("--cool-to: expected a temperature in [0.01, 1], got '" + *text + "'");
-    training.cool_to = t;
-  }
+  DEVPLACE_RETURN_IF_ERROR(
+      number_option(options, "cool-to", [](double t) { return t >= 0.01 && t <= 1; }, "a temperature in [0.01, 1]", training.cool_to));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-floor", training.entropy_floor));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-floor-weight", training.entropy_floor_weight));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "elite-weight", training.elite_weight));
-  if (auto text = get(options, "risk-seeking")) {
-    double f = -1;
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), f);
-    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(f) || f < 0 || f > 1)
-      return invalid_input("--risk-seeking: expected a share of the samples in [0, 1], got '" + *text + "'");
-    training.risk_seeking = f;
-  }
+  DEVPLACE_RETURN_IF_ERROR(number_option(options, "risk-seeking", [](double f) { return f >= 0 && f <= 1; },
+                                         "a share of the samples in [0, 1]", training.risk_seeking));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "stickiness", training.stickiness));
   if (auto text = get(options, "neighbours")) {
     if (*text != "on" && *text != "off") return invalid_input("--neighbours: expected 'on' or 'off', got '" + *text + "'");
@@ -234,14 +216,9 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
     }
     training.init_path = *text;
   }
-  if (auto text = get(options, "init-temperature")) {
-    if (training.init_path.empty()) return invalid_input("--init-temperature needs --init");
-    double t = -1;
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), t);
-    if (ec != std::errc() || ptr != text->data() + text->size() || !std::isfinite(t) || t < 0.1 || t > 100)
-      return invalid_input("--init-temperature: expected a number in [0.1, 100], got '" + *text + "'");
-    training.init_temperature = t;
-  }
+  if (options.count("init-temperature") && training.init_path.empty()) return invalid_input("--init-temperature needs --init");
+  DEVPLACE_RETURN_IF_ERROR(number_option(options, "init-temperature", [](double t) { return t >= 0.1 && t <= 100; },
+                                         "a number in [0.1, 100]", training.init_temperature));
   const bool distributed = options.count("distributed") > 0;
   if (options.count("sync") && !distributed) return invalid_input("--sync needs --distributed");
   if (distributed) training.distributed = options.count("sync") ? Distribution::kSync : Distribution::kAsync;
