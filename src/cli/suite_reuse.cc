@@ -97,9 +97,16 @@ Result<std::optional<ReusedRow>> reusable_in_row(const SuiteRow& row, const Prob
       } else {
         DEVPLACE_ASSIGN_OR_RETURN(const LoadedProblem* loaded, problem());
         if (answer.at("graph").get<std::string>() == loaded->graph->name() &&
-            answer.at("cluster").get<std::string>() == loaded->cluster->name() &&
-            answer.value("ops", int64_t{-1}) == loaded->problem.num_ops())
-          candidates.push_back({&answer, &answer.at("budget"), seed, seeds, made_with});
+            answer.at("cluster").get<std::string>() == loaded->cluster->name()) {
+          // The same names, another graph (a training step of it, other input shapes): said, not taken.
+          const int64_t ops = answer.value("ops", int64_t{-1});
+          if (ops == loaded->problem.num_ops()) {
+            candidates.push_back({&answer, &answer.at("budget"), seed, seeds, made_with});
+          } else {
+            notes->push_back(where + ": " + label + " not reused: its graph has " + std::to_string(ops) + " ops, this one " +
+                             std::to_string(loaded->problem.num_ops()));
+          }
+        }
       }
       path.clear();
       for (const Candidate& c : candidates) {

@@ -933,6 +933,16 @@ TEST(Cli, CompareReusesEarlierAnswersOfTheSameProblem) {
                           "; run now: local-search."),
             std::string::npos)
       << text.out;
+  // The same graph's name, another graph: named, not taken.
+  CliRun fork = devplace("compare --graph " + data("fork.json") + " --cluster k80x2 --methods expert --json");
+  ASSERT_EQ(fork.exit_code, 0) << fork.err;
+  const std::filesystem::path fork_file = temp_file("reuse_fork.json");
+  ASSERT_TRUE(devplace::write_text_file(fork_file.string(), fork.out).ok());
+  CliRun training = devplace("compare --graph " + data("fork.json") + " --training --cluster k80x2 --methods expert --json --reuse " +
+                             fork_file.string());
+  ASSERT_EQ(training.exit_code, 0) << training.err;
+  EXPECT_NE(training.err.find(fork_file.string() + ": fork on k80x2 not reused: its graph has "), std::string::npos) << training.err;
+  EXPECT_FALSE(nlohmann::json::parse(training.out)["results"][0].contains("reused_from"));
   CliRun seeds = devplace(problem + " --methods expert --seeds 1,2 --reuse " + file.string());
   EXPECT_EQ(seeds.exit_code, 2);
   EXPECT_NE(seeds.err.find("--reuse cannot be combined with --seeds"), std::string::npos) << seeds.err;
