@@ -13,6 +13,7 @@
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include <tuple>
 
 #include "../test_clusters.h"
 #include "../test_graphs.h"
@@ -272,6 +273,30 @@ TEST(TargetKl, StopsTheBatchsLaterEpochs) {
   std::filesystem::remove(log);
   EXPECT_FALSE(parse_training_options({{"target-kl", "-1"}}).ok());
   EXPECT_FALSE(parse_training_options({{"target-kl", "x"}}).ok());
+}
+
+// --threads only spreads an update's samples over threads: the training
+// log and the answer are those of one thread (compare --reuse relies on
+// it, and does not record the option).
+TEST(Threads, DoNotChangeWhatALearnedMethodLearns) {
+  Graph graph = testing::tiny_dag(11, 24);
+  Cluster cluster = testing::toy_cluster(int64_t{4} << 30);
+  auto cost = make_default_cost_model();
+  const Problem problem = Problem::create(graph, cluster, *cost).value();
+  const std::string log = devplace::testing::temp_file("threads_test.csv").string();
+  for (const std::string method : {"rl", "hierarchical"}) {
+    auto train = [&](const std::string& threads) {
+      Simulator sim(problem);
+      PlacerRunOptions options;
+      options.grouping.kind = GroupingKind::kColocation;
+      options.budget.evaluations = 160;
+      options.method_options = {{"threads", threads}, {"training-log", log}};
+      const PlacerRun run = run_placer(method, problem, sim, options).value();
+      return std::make_tuple(run.evaluation.step_time_s, run.placement.device_of_op, mean_column(log));
+    };
+    EXPECT_EQ(train("1"), train("3")) << method;
+  }
+  std::filesystem::remove(log);
 }
 
 // The stickiness prior: a fresh policy gives neighbouring groups the same
