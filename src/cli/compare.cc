@@ -628,7 +628,7 @@ Status compare_paper_suite(const Args& args, const std::vector<std::string>& met
         list += std::string(list.empty() ? "" : ", ") + kPaperSuite[i].model + " " + kPaperSuite[i].cluster + " (" + reused_what[i] + ")";
       }
     }
-    std::cout << "results taken from earlier answers, at the same budget and seed (--reuse): " << list << ".\n";
+    std::cout << "results taken from earlier answers, at the same budget, seed and options (--reuse): " << list << ".\n";
   }
   {
     std::vector<std::pair<std::string, const Comparison*>> labelled;

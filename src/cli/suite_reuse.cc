@@ -88,6 +88,7 @@ Result<std::optional<ReusedRow>> reusable_in_row(const SuiteRow& row, const Prob
       const json::Json* made_with = answer.contains("options") ? &answer.at("options") : nullptr;
       std::vector<Candidate> candidates;
       if (answer.contains("rows")) {
+        if (!answer.at("rows").is_array()) return invalid_input(where + ": rows: not a devplace compare --json answer (not an array)");
         size_t index = 0;
         for (const json::Json& r : answer.at("rows")) {
           path = "rows[" + std::to_string(index++) + "]";

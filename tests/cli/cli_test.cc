@@ -430,6 +430,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"compare --suite paper --methods cpu --reuse " + data("reuse_bad_row.json"),
                 data("reuse_bad_row.json") + ": rows[1]: not a devplace compare --json answer ([json.exception.type_error.302] type "
                 "must be string, but is number)"},
+        BadCase{"compare --suite paper --methods cpu --reuse " + data("reuse_rows_not_array.json"),
+                data("reuse_rows_not_array.json") + ": rows: not a devplace compare --json answer (not an array)"},
         BadCase{"compare --suite paper --methods cpu --reuse a.json,", "--reuse: expected FILE[,FILE...], got 'a.json,'"},
         BadCase{"compare --graph zoo:rnnlm --cluster k80x2 --methods cpu --reuse " + data("fork.json"),
                 data("fork.json") + ": not a devplace compare --json answer (no \"rows\" or \"results\")"},
@@ -995,7 +997,7 @@ TEST(Cli, CompareSuiteReuseRunsOnlyTheMethodsAdded) {
   }
   CliRun text = devplace(cmd + " --reuse " + file.string());
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("results taken from earlier answers, at the same budget and seed (--reuse): every row (" + file.string() +
+  EXPECT_NE(text.out.find("results taken from earlier answers, at the same budget, seed and options (--reuse): every row (" + file.string() +
                           "; run now: random-search)."),
             std::string::npos)
       << text.out;
