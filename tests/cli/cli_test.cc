@@ -890,7 +890,8 @@ TEST(Cli, CompareSuiteReusesTheRowsEarlierAnswersFinished) {
   ASSERT_EQ(not_seed.exit_code, 0) << not_seed.err;
   EXPECT_NE(not_seed.err.find(median_file.string() + ": NMT on k80x4 not reused: a median over seeds [1,2], not seed 1"), std::string::npos)
       << not_seed.err;
-  for (const auto& result : nlohmann::json::parse(not_seed.out)["rows"][3]["results"]) EXPECT_FALSE(result.contains("reused_from"));
+  const nlohmann::json not_seed_answer = nlohmann::json::parse(not_seed.out);
+  for (const auto& result : not_seed_answer["rows"][3]["results"]) EXPECT_FALSE(result.contains("reused_from"));
 }
 
 // --reuse on one problem: the results of an earlier answer of the same
@@ -927,7 +928,8 @@ TEST(Cli, CompareReusesEarlierAnswersOfTheSameProblem) {
   ASSERT_TRUE(devplace::write_text_file(suite_file.string(), suite.out).ok());
   CliRun from_suite = devplace(problem + " --methods cpu,expert --reuse " + suite_file.string());
   ASSERT_EQ(from_suite.exit_code, 0) << from_suite.err;
-  for (const auto& r : nlohmann::json::parse(from_suite.out)["results"]) EXPECT_EQ(r["reused_from"], suite_file.string()) << r;
+  const nlohmann::json from_suite_answer = nlohmann::json::parse(from_suite.out);
+  for (const auto& r : from_suite_answer["results"]) EXPECT_EQ(r["reused_from"], suite_file.string()) << r;
   CliRun text = devplace("compare --graph zoo:inception_v3 --cluster k80x2 --evaluations 50 --methods expert,random-search,local-search --reuse " +
                          file.string());
   ASSERT_EQ(text.exit_code, 0) << text.err;
