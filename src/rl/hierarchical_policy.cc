@@ -49,6 +49,12 @@ HierarchicalPolicy::HierarchicalPolicy(const Problem& problem, const Grouping& u
   grouper_out_ = register_module("grouper_out", torch::nn::Linear(options.grouper_hidden, groups_));
   placer_ = register_module("placer", Seq2SeqNet(f.dim + 1, static_cast<int>(num_devices_), options.placer));
   neighbour_devices_ = options.placer.neighbour_devices;
+  if (options.placer.load_input) {
+    const PortableFeatures shares = portable_features(problem, units);
+    const torch::Tensor work = torch::from_blob(const_cast<float*>(shares.work.data()), {num_units_, num_devices_}, torch::kFloat);
+    const torch::Tensor memory = torch::from_blob(const_cast<float*>(shares.memory.data()), {num_units_, num_devices_}, torch::kFloat);
+    unit_loads_ = torch::cat({work, memory}, 1).contiguous();  // [U, 2D]
+  }
   if (neighbour_devices_) unit_pairs_ = exchanged_bytes(problem, units);
 }
 
@@ -81,6 +87,14 @@ std::pair<torch::Tensor, torch::Tensor> HierarchicalPolicy::group_inputs(const t
   return {inputs, torch::where(none, some_allow, all_allow)};
 }
 
+torch::Tensor HierarchicalPolicy::group_loads(const torch::Tensor& assignment) const {
+  if (!unit_loads_.defined()) return {};
+  torch::NoGradGuard no_grad;
+  // A group's shares are its units' sums: [K, N, 2D] -> [K, N, D, 2].
+  const torch::Tensor membership = torch::one_hot(assignment, groups_).to(torch::kFloat).transpose(1, 2);
+  return torch::matmul(membership, unit_loads_).view({assignment.size(0), groups_, 2, num_devices_}).transpose(2, 3).contiguous();
+}
+
 torch::Tensor HierarchicalPolicy::unit_devices(const torch::Tensor& assignment, const torch::Tensor& group_devices) const {
   torch::Tensor devices = group_devices.gather(1, assignment).contiguous();  // [K, U]
   auto acc = devices.accessor<int64_t, 2>();
@@ -107,7 +121,7 @@ PolicySample HierarchicalPolicy::sample(int64_t k, bool greedy, double noise_std
   }
   auto [inputs, allowed] = group_inputs(assignment);
   const auto neighbours = group_neighbours(assignment);
-  const PolicySample placed = placer_->forward(inputs, allowed, k, greedy, noise_std, {}, neighbours.get());
+  const PolicySample placed = placer_->forward(inputs, allowed, k, greedy, noise_std, {}, neighbours.get(), {}, group_loads(assignment));
   return combine(logp, assignment, placed);
 }
 
@@ -120,7 +134,7 @@ PolicySample HierarchicalPolicy::evaluate(const torch::Tensor& actions) {
   // probability 0: allow it. Sampled devices are allowed already.
   allowed = allowed.logical_or(torch::one_hot(group_devices, num_devices_).to(torch::kBool));
   const auto neighbours = group_neighbours(assignment);
-  const PolicySample placed = placer_->forward(inputs, allowed, k, /*greedy=*/false, 0.0, group_devices, neighbours.get());
+  const PolicySample placed = placer_->forward(inputs, allowed, k, /*greedy=*/false, 0.0, group_devices, neighbours.get(), {}, group_loads(assignment));
   return combine(grouper_log_prob(), assignment, placed);
 }
 

@@ -84,6 +84,8 @@ class HierarchicalPolicy : public PlacementPolicy {
   // With the placer's neighbour_devices: each sample's groups' placed
   // neighbours (features.h) for K groupings [K, U]; else null.
   std::unique_ptr<std::vector<PlacedNeighbours>> group_neighbours(const torch::Tensor& assignment) const;
+  // With placer.load_input: each group's work and memory shares per device, [K, N, D, 2]; else undefined.
+  torch::Tensor group_loads(const torch::Tensor& assignment) const;
   // Unit devices [K, U] from group devices [K, N], honouring each unit's
   // allowed devices.
   torch::Tensor unit_devices(const torch::Tensor& assignment, const torch::Tensor& group_devices) const;
@@ -99,6 +101,7 @@ class HierarchicalPolicy : public PlacementPolicy {
   double sampling_temperature_ = 1.0;
   bool neighbour_devices_ = false;
   std::vector<ExchangedBytes> unit_pairs_;  // with neighbour_devices: the bytes pairs of units exchange
+  torch::Tensor unit_loads_;  // with placer.load_input: each unit's work shares, then memory shares [U, 2D]
   torch::nn::Linear grouper_in_{nullptr}, grouper_out_{nullptr};
   Seq2SeqNet placer_{nullptr};
 };

@@ -25,6 +25,7 @@ PolicyOptions policy_options(const TrainingRunOptions& training) {
   if (training.neighbour_devices >= 0) options.neighbour_devices = training.neighbour_devices == 1;
   if (training.affinity >= 0) options.affinity = training.affinity;
   if (training.speed_prior >= 0) options.speed_prior = training.speed_prior;
+  if (training.load_input >= 0) options.load_input = training.load_input == 1;
   return options;
 }
 
@@ -61,6 +62,10 @@ Seq2SeqNetImpl::Seq2SeqNetImpl(int feature_dim, int num_devices, const PolicyOpt
     out_nb_ = register_module("out_neighbours", torch::nn::Linear(torch::nn::LinearOptions(num_devices, num_devices).bias(false)));
     torch::NoGradGuard no_grad;
     out_nb_->weight.zero_();
+  }
+  if (options.load_input) {
+    dec_w_load_ = register_parameter("decoder_w_loads", uniform({8 * h, 2 * num_devices}, 2 * h));
+    out_load_ = register_parameter("out_loads", torch::zeros({2}));
   }
 }
 
@@ -108,7 +113,8 @@ void add_neighbour_histogram(const std::vector<PlacedNeighbours>& neighbours, in
 
 PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
                                      double noise_std, const torch::Tensor& forced,
-                                     const std::vector<PlacedNeighbours>* neighbours, const torch::Tensor& prior) {
+                                     const std::vector<PlacedNeighbours>* neighbours, const torch::Tensor& prior,
+                                     const torch::Tensor& loads) {
   const int64_t b = features.size(0);
   const int64_t g = features.size(1);
   const int64_t d = num_devices_;
@@ -122,6 +128,12 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
     DEVPLACE_CHECK(neighbours->size() == 1 || static_cast<int64_t>(neighbours->size()) == k);
     for (const PlacedNeighbours& nb : *neighbours) DEVPLACE_CHECK(static_cast<int64_t>(nb.offsets.size()) == g + 1);
   }
+  const bool use_loads = options_.load_input && loads.defined();
+  // loads [B, G, D, 2] (or [G, D, 2], shared): the groups' work and memory shares.
+  const torch::Tensor group_shares = use_loads && loads.dim() == 3 ? loads.unsqueeze(0) : loads;
+  if (use_loads)
+    DEVPLACE_CHECK(group_shares.dim() == 4 && group_shares.size(0) == b && group_shares.size(1) == g && group_shares.size(2) == d &&
+                   group_shares.size(3) == 2);
   const float affinity = static_cast<float>(options_.affinity);
   const float inv_temperature = static_cast<float>(1.0 / options_.temperature);
   const float clip = static_cast<float>(options_.logit_clip);
@@ -165,6 +177,10 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
     devices = torch::full({k, g}, d, torch::kLong);
     const auto chosen = devices.accessor<int64_t, 2>();
     torch::Tensor histogram = use_neighbours ? torch::zeros({k, d}) : torch::Tensor();
+    // The devices' loads so far, [K, 2D]: work shares, then memory shares.
+    torch::Tensor load = use_loads ? torch::zeros({k, 2 * d}) : torch::Tensor();
+    // [B, G, 2D]: work shares, then memory shares, per step.
+    const torch::Tensor group_loads = use_loads ? group_shares.permute({0, 1, 3, 2}).reshape({b, g, 2 * d}).contiguous() : torch::Tensor();
     for (int64_t step = 0; step < g; ++step) {
       torch::Tensor gates_x = gates_in[step] + device_gates.index_select(0, prev);
       if (use_neighbours) {
@@ -172,6 +188,7 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
         add_neighbour_histogram(*neighbours, step, chosen, histogram.data_ptr<float>(), d, d);
         gates_x = gates_x + torch::mm(histogram, dec_w_nb_.t());
       }
+      if (use_loads) gates_x = gates_x + torch::mm(load, dec_w_load_.t());
       const torch::Tensor gates = torch::addmm(gates_x, hidden, w_hh_t);
       lstm_step_inplace(gates, hidden, cell);
       const torch::Tensor context = attention_context(hidden.unsqueeze(1), enc, keys, additive, attend_decoder_, attend_score_).squeeze(1);
@@ -180,10 +197,22 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
       torch::Tensor logits = clip * torch::tanh(raw * inv_temperature) + offset.select(1, step);
       if (use_neighbours && affinity != 0) logits += affinity * histogram;
       if (options_.stickiness != 0) logits += options_.stickiness * torch::one_hot(prev, d + 1).narrow(1, 0, d).to(torch::kFloat);
+      const torch::Tensor projected_load = use_loads ? load + group_loads.select(1, step) : torch::Tensor();  // [K, 2D]
+      if (use_loads) logits += projected_load.view({k, 2, d}).transpose(1, 2).matmul(out_load_);
       if (cooled) logits *= inv_sampling_temperature;
       if (!greedy) logits += gumbel.select(1, step);
       prev = logits.argmax(1);
       devices.select(1, step).copy_(prev);
+      if (use_loads) {
+        const auto pick = prev.accessor<int64_t, 1>();
+        const auto add = group_loads.accessor<float, 3>();
+        auto acc = load.accessor<float, 2>();
+        for (int64_t s = 0; s < k; ++s) {
+          const int64_t row = b == 1 ? 0 : s;
+          acc[s][pick[s]] += add[row][step][pick[s]];
+          acc[s][d + pick[s]] += add[row][step][d + pick[s]];
+        }
+      }
     }
   }
 
@@ -201,6 +230,16 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
   torch::Tensor projected = torch::matmul(device_embed_->forward(prev_devices), dec_w_ih_.narrow(1, 0, e).t()) +
                             (torch::matmul(enc, dec_w_ih_.narrow(1, e, h2).t()) + dec_bias_);  // [K, G, 8H]
   if (use_neighbours) projected = projected + torch::matmul(histograms, dec_w_nb_.t());
+  torch::Tensor before_loads;  // [K, G, D, 2]: each device's loads before each step (data: no gradient of its own)
+  if (use_loads) {
+    {
+      torch::NoGradGuard no_grad;
+      const torch::Tensor placed = torch::one_hot(devices, d).to(torch::kFloat).unsqueeze(3) * group_shares;  // [K, G, D, 2]
+      before_loads = placed.cumsum(1) - placed;
+    }
+    // Outside the guard: the decoder's input keeps its gradient.
+    projected = projected + torch::matmul(before_loads.transpose(2, 3).reshape({k, g, 2 * d}), dec_w_load_.t());
+  }
   const torch::Tensor states = lstm_sequence(projected, dec_w_hh_, false);  // [K, G, 2H]
   const torch::Tensor context = attention_context(states, enc, keys, additive, attend_decoder_, attend_score_);
   torch::Tensor raw = out_->forward(torch::cat({states, context}, 2));
@@ -208,6 +247,7 @@ PolicySample Seq2SeqNetImpl::forward(const torch::Tensor& features, const torch:
   torch::Tensor logits = clip * torch::tanh(raw * inv_temperature) + offset;
   if (use_neighbours && affinity != 0) logits = logits + affinity * histograms;
   if (options_.stickiness != 0) logits = logits + options_.stickiness * torch::one_hot(prev_devices, d + 1).narrow(2, 0, d).to(torch::kFloat);
+  if (use_loads) logits = logits + (before_loads + group_shares).matmul(out_load_);
   if (cooled) logits = logits * inv_sampling_temperature;
   const torch::Tensor logp = torch::log_softmax(logits, 2);  // [K, G, D]
   const torch::Tensor log_prob = logp.gather(2, devices.unsqueeze(2)).squeeze(2);  // [K, G]
@@ -220,25 +260,28 @@ std::string Seq2SeqNetImpl::fixed_settings() const {
   const double affinity = options_.neighbour_devices ? options_.affinity : 0.0;
   std::string settings = "stickiness=" + std::to_string(options_.stickiness) + ";affinity=" + std::to_string(affinity);
   if (options_.speed_prior != 0) settings += ";speed_prior=" + std::to_string(options_.speed_prior);
+  if (options_.load_input) settings += ";loads=on";
   return settings;
 }
 
 Seq2SeqPolicy::Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options,
-                             PlacedNeighbours neighbours, torch::Tensor prior)
+                             PlacedNeighbours neighbours, torch::Tensor prior, torch::Tensor loads)
     : features_(features.unsqueeze(0)),
       allowed_(allowed.unsqueeze(0)),
       prior_(prior.defined() ? prior.unsqueeze(0) : torch::Tensor()),
+      loads_(std::move(loads)),
       neighbours_{std::move(neighbours)} {
   DEVPLACE_CHECK(!options.neighbour_devices || static_cast<int64_t>(neighbours_[0].offsets.size()) == features.size(0) + 1);
+  DEVPLACE_CHECK(!options.load_input || (loads_.defined() && loads_.size(0) == features.size(0)));
   net_ = register_module("net", Seq2SeqNet(static_cast<int>(features.size(1)), num_devices, options));
 }
 
 PolicySample Seq2SeqPolicy::sample(int64_t k, bool greedy, double noise_std) {
-  return net_->forward(features_, allowed_, k, greedy, noise_std, {}, &neighbours_, prior_);
+  return net_->forward(features_, allowed_, k, greedy, noise_std, {}, &neighbours_, prior_, loads_);
 }
 
 PolicySample Seq2SeqPolicy::evaluate(const torch::Tensor& actions) {
-  return net_->forward(features_, allowed_, actions.size(0), /*greedy=*/false, 0.0, actions, &neighbours_, prior_);
+  return net_->forward(features_, allowed_, actions.size(0), /*greedy=*/false, 0.0, actions, &neighbours_, prior_, loads_);
 }
 
 torch::Tensor Seq2SeqPolicy::actions_for(const torch::Tensor& devices) { return devices; }

@@ -74,6 +74,17 @@ struct PolicyOptions {
   // bonuses come with the policy's inputs (Seq2SeqPolicy's `prior`). 0:
   // none.
   double speed_prior = 0.0;
+  // Device loads (--load-input on): at each step the decoder also sees
+  // how loaded each device is by the groups placed so far: their time there
+  // over the whole graph's work on its fastest devices, and their resident
+  // bytes over its memory (features.h, PortableFeatures' work and memory).
+  // The loads enter the decoder's input, and the loads the device would
+  // have with this group on it enter the logits through a linear map that
+  // starts at zero, shared by the devices. So the policy can learn "give
+  // this group to a device that has time left", the slow CPU included,
+  // rather than learn each device's share group by group. Off: the
+  // paper's policy.
+  bool load_input = false;
 };
 
 // The defaults with --policy-hidden and --attention applied.
@@ -96,9 +107,13 @@ class Seq2SeqNetImpl : public torch::nn::Module {
   // histogram input is unused).
   // `prior`: [B, G, D] float bonuses added to the logits (the speed prior),
   // or undefined for none.
+  // `loads`: [B, G, D, 2] float, each group's work and memory share on
+  // each device (load_input), or [G, D, 2] shared by the K samples, or
+  // undefined for none.
   PolicySample forward(const torch::Tensor& features, const torch::Tensor& allowed, int64_t k, bool greedy,
                        double noise_std, const torch::Tensor& forced = {},
-                       const std::vector<PlacedNeighbours>* neighbours = nullptr, const torch::Tensor& prior = {});
+                       const std::vector<PlacedNeighbours>* neighbours = nullptr, const torch::Tensor& prior = {},
+                       const torch::Tensor& loads = {});
   // The logit bonuses, which are options, not parameters: "stickiness=0;affinity=3".
   std::string fixed_settings() const;
   // The final logits (bonuses and mask included) divided by t, in both
@@ -121,6 +136,10 @@ class Seq2SeqNetImpl : public torch::nn::Module {
   // [8H, D], and its direct map to the logits (zero at the start).
   torch::Tensor dec_w_nb_;
   torch::nn::Linear out_nb_{nullptr};
+  // With load_input: the loads' share of the decoder gates [8H, 2D], and
+  // the weights [2] of the projected loads (work, memory) in the logits
+  // (zero at the start).
+  torch::Tensor dec_w_load_, out_load_;
 };
 TORCH_MODULE(Seq2SeqNet);
 
@@ -129,9 +148,10 @@ class Seq2SeqPolicy : public PlacementPolicy {
  public:
   // features [G, F], allowed [G, D] bool; neighbours for
   // options.neighbour_devices; prior [G, D] float, fixed logit bonuses
-  // (speed_prior_bonus), or undefined.
+  // (speed_prior_bonus), or undefined; loads [G, D, 2] for
+  // options.load_input (each group's work and memory share per device).
   Seq2SeqPolicy(torch::Tensor features, torch::Tensor allowed, int num_devices, const PolicyOptions& options,
-                PlacedNeighbours neighbours = {}, torch::Tensor prior = {});
+                PlacedNeighbours neighbours = {}, torch::Tensor prior = {}, torch::Tensor loads = {});
   PolicySample sample(int64_t k, bool greedy, double noise_std) override;
   PolicySample evaluate(const torch::Tensor& actions) override;
   // One decision per group: the actions are the devices.
@@ -142,6 +162,7 @@ class Seq2SeqPolicy : public PlacementPolicy {
  private:
   torch::Tensor features_, allowed_;  // [1, G, F], [1, G, D]
   torch::Tensor prior_;               // [1, G, D] or undefined
+  torch::Tensor loads_;               // [G, D, 2] or undefined
   std::vector<PlacedNeighbours> neighbours_;  // one list, shared by the samples
   Seq2SeqNet net_{nullptr};
 };

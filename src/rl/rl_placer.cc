@@ -76,8 +76,16 @@ class RlPlacer : public Placer {
       const std::vector<float> bonus = speed_prior_bonus(grouping, nd, policy_opts.speed_prior);
       prior = torch::from_blob(const_cast<float*>(bonus.data()), {ng, nd}, torch::kFloat).clone();
     }
+    torch::Tensor loads;  // [G, D, 2]: work and memory shares
+    if (policy_opts.load_input) {
+      const PortableFeatures shares = portable_features(ctx.problem, grouping);
+      const torch::Tensor work = torch::from_blob(const_cast<float*>(shares.work.data()), {ng, nd}, torch::kFloat);
+      const torch::Tensor memory = torch::from_blob(const_cast<float*>(shares.memory.data()), {ng, nd}, torch::kFloat);
+      loads = torch::stack({work, memory}, 2).contiguous();
+    }
     return std::make_unique<Seq2SeqPolicy>(features, allowed, nd, policy_opts,
-                                           policy_opts.neighbour_devices ? placed_neighbours(ctx.problem, grouping) : PlacedNeighbours{}, prior);
+                                           policy_opts.neighbour_devices ? placed_neighbours(ctx.problem, grouping) : PlacedNeighbours{}, prior,
+                                           loads);
   }
 
   TrainingRunOptions training_;

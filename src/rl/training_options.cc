@@ -105,6 +105,9 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
       {"affinity", "X",
        "with --neighbours on: a fixed bonus on the logits of the devices of a group's placed neighbours, by bytes "
        "(default 3; paper recipe 0)"},
+      {"load-input", "on|off",
+       "whether a learned method's decoder sees each device's load so far (the placed groups' time and memory "
+       "there) and learns how much it weighs in the logits (default off)"},
       {"speed-prior", "X",
        "rl only: a fixed bonus X log(t_min / t_d) on the logit of each device d, t_d the group's "
        "time there, so a fresh policy prefers the devices that run a group fastest (default 0: off)"},
@@ -190,6 +193,10 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
     training.neighbour_devices = *text == "on" ? 1 : 0;
   }
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "affinity", training.affinity));
+  if (auto text = get(options, "load-input")) {
+    if (*text != "on" && *text != "off") return invalid_input("--load-input: expected 'on' or 'off', got '" + *text + "'");
+    training.load_input = *text == "on" ? 1 : 0;
+  }
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "speed-prior", training.speed_prior));
   if (training.affinity > 0 && (training.neighbour_devices == 0 || (training.paper_recipe && training.neighbour_devices != 1)))
     return invalid_input("--affinity needs --neighbours on");
@@ -210,7 +217,7 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
     std::error_code ec;
     if (*text != "pretrained" && !std::filesystem::is_regular_file(*text, ec))
       return invalid_input("--init: " + *text + ": no such policy file");
-    for (const char* fixed : {"policy-hidden", "attention", "neighbours", "stickiness", "speed-prior", "affinity", "recipe", "warm-start"}) {
+    for (const char* fixed : {"policy-hidden", "attention", "neighbours", "stickiness", "speed-prior", "load-input", "affinity", "recipe", "warm-start"}) {
       if (options.count(fixed))
         return invalid_input(std::string("--init and --") + fixed + " do not go together: the pretrained network fixes its own shape and start");
     }

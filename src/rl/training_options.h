@@ -74,6 +74,7 @@ struct TrainingRunOptions {
   int neighbour_devices = -1;      // the decoder sees its placed neighbours' devices: 1 on, 0 off, -1 the recipe's
   double speed_prior = -1;         // rl: a fixed bonus X log(speed share) on each group's devices; < 0: the default
   double affinity = -1;            // a fixed bonus on the logits from those devices; < 0: the default
+  int load_input = -1;             // the decoder sees the devices' loads so far: 1 on, 0 off, -1 the default
   std::string grouper_prior;       // hierarchical: "order", "clusters" or "none"; "": the default
   int policy_hidden = 0;           // LSTM units per encoder direction (the decoder has twice); 0: the default
   AttentionKind attention = AttentionKind::kDefault;

@@ -103,7 +103,7 @@ Status load_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
     Fingerprint saved{read_long("units"), read_long("devices"), read_long("samples"), read_long("method"), read_long("network")};
     if (saved.method != fp.method) return invalid_input(path + ": not a checkpoint of method '" + std::string(method) + "'");
     if (saved.network != fp.network)
-      return invalid_input(path + ": made for a network of another shape or settings (another --policy-hidden, --attention, --neighbours, --stickiness or --affinity)");
+      return invalid_input(path + ": made for a network of another shape or settings (another --policy-hidden, --attention, --neighbours, --stickiness, --affinity or --load-input)");
     if (!(saved == fp)) {
       return invalid_input(path + ": made for " + std::to_string(saved.units) + " groups on " + std::to_string(saved.devices) +
                            " devices with " + std::to_string(saved.samples) + " samples per update; this run has " +

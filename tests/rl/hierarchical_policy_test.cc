@@ -67,6 +67,16 @@ TEST(HierarchicalPolicy, SamplesAllowedDevicesAndTrainsBothParts) {
 // With the neighbour input, each sample's groups get their own placed
 // neighbours from its grouping: evaluate() still scores a sample as
 // sample() did, and the gradient reaches the neighbour weights.
+// The summed absolute gradient of the parameters whose names contain `part`.
+double gradient_of(HierarchicalPolicy& policy, const std::string& part) {
+  double sum = 0;
+  for (const auto& item : policy.named_parameters()) {
+    if (item.key().find(part) != std::string::npos && item.value().grad().defined())
+      sum += item.value().grad().abs().sum().item<double>();
+  }
+  return sum;
+}
+
 TEST(HierarchicalPolicy, NeighbourDevicesPerSampleGrouping) {
   torch::manual_seed(2);
   const TinyUnits tiny(16);
@@ -78,12 +88,29 @@ TEST(HierarchicalPolicy, NeighbourDevicesPerSampleGrouping) {
   const PolicySample s = policy.sample(6, /*greedy=*/false, 0.0);
   EXPECT_TRUE(torch::allclose(policy.evaluate(s.actions).log_prob, s.log_prob, 1e-4, 1e-5));
   policy.evaluate(s.actions).log_prob.sum().backward();
-  double neighbour_grad = 0;
-  for (const auto& item : policy.named_parameters()) {
-    if (item.key().find("neighbours") != std::string::npos && item.value().grad().defined())
-      neighbour_grad += item.value().grad().abs().sum().item<double>();
+  EXPECT_GT(gradient_of(policy, "neighbours"), 0.0);
+}
+
+// With the load input, each sample's groups carry their units' summed
+// work and memory shares: evaluate() still scores a sample as sample() did
+// (with the loads' logit weights set away from their zero start, so the
+// loads count), and the gradient reaches those weights.
+TEST(HierarchicalPolicy, LoadInputPerSampleGrouping) {
+  torch::manual_seed(4);
+  const TinyUnits tiny(16);
+  HierarchicalOptions options;
+  options.groups = 5;
+  options.placer.load_input = true;
+  HierarchicalPolicy policy(tiny.p, tiny.units, options);
+  for (auto& item : policy.named_parameters()) {
+    if (item.key().find("out_loads") == std::string::npos) continue;
+    torch::NoGradGuard no_grad;
+    item.value().copy_(torch::tensor({-3.0f, -1.0f}));
   }
-  EXPECT_GT(neighbour_grad, 0.0);
+  const PolicySample s = policy.sample(6, /*greedy=*/false, 0.0);
+  EXPECT_TRUE(torch::allclose(policy.evaluate(s.actions).log_prob, s.log_prob, 1e-4, 1e-5));
+  policy.evaluate(s.actions).log_prob.sum().backward();
+  EXPECT_GT(gradient_of(policy, "loads"), 0.0);
 }
 
 // The locality prior: a fresh grouper draws groups of units that are

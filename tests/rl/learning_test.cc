@@ -322,30 +322,39 @@ TEST(Stickiness, AFreshPolicyKeepsNeighboursTogether) {
   EXPECT_GT(sticky, 0.8);
 }
 
+// A small graph's colocation groups on k80x4 (a CPU beside the GPUs, so
+// some devices are slower than others), with the rl policy's inputs.
+struct K80Units {
+  K80Units() {
+    const GroupFeatures f = group_features(problem, units);
+    features = torch::from_blob(const_cast<float*>(f.values.data()), {f.num_groups, f.dim}, torch::kFloat).clone();
+    allowed = torch::zeros({f.num_groups, cluster.num_devices()}, torch::kBool);
+    for (int32_t grp = 0; grp < f.num_groups; ++grp) {
+      for (DeviceId d = 0; d < cluster.num_devices(); ++d) allowed[grp][d] = units.allows(grp, d);
+    }
+  }
+  Graph graph = testing::tiny_dag(6, 12);
+  Cluster cluster = load_cluster("k80x4").value();
+  std::unique_ptr<CostModel> cost = make_default_cost_model();
+  Problem problem = Problem::create(graph, cluster, *cost).value();
+  Grouping units = Grouping::create(problem, GroupingOptions{GroupingKind::kColocation});
+  torch::Tensor features, allowed;
+};
+
 // The speed prior: a fresh policy puts groups on a device that runs them
 // several times slower much less often with it than without, and
 // evaluate() scores a sample as sample() did (both add the bonuses).
 TEST(SpeedPrior, AFreshPolicyAvoidsSlowDevices) {
-  Graph g = testing::tiny_dag(6, 12);
-  Cluster c = load_cluster("k80x4").value();
-  auto cost = make_default_cost_model();
-  Problem p = Problem::create(g, c, *cost).value();
-  const Grouping units = Grouping::create(p, GroupingOptions{GroupingKind::kColocation});
-  const int ng = units.num_groups(), nd = c.num_devices();
-  const GroupFeatures f = group_features(p, units);
-  const torch::Tensor features = torch::from_blob(const_cast<float*>(f.values.data()), {ng, f.dim}, torch::kFloat).clone();
-  torch::Tensor allowed = torch::zeros({ng, nd}, torch::kBool);
-  for (int32_t grp = 0; grp < ng; ++grp) {
-    for (DeviceId d = 0; d < nd; ++d) allowed[grp][d] = units.allows(grp, d);
-  }
-  const std::vector<float> bonus = speed_prior_bonus(units, nd, 2.0);
+  const K80Units k80;
+  const int ng = k80.units.num_groups(), nd = k80.cluster.num_devices();
+  const std::vector<float> bonus = speed_prior_bonus(k80.units, nd, 2.0);
   const torch::Tensor prior = torch::from_blob(const_cast<float*>(bonus.data()), {ng, nd}, torch::kFloat).clone();
   // The share of decisions on a device at least 2x slower than the group's fastest.
   auto slow_share = [&](bool with_prior) {
     torch::manual_seed(3);
     PolicyOptions options;
     options.speed_prior = with_prior ? 2.0 : 0.0;
-    Seq2SeqPolicy policy(features, allowed, nd, options, PlacedNeighbours{}, with_prior ? prior : torch::Tensor());
+    Seq2SeqPolicy policy(k80.features, k80.allowed, nd, options, PlacedNeighbours{}, with_prior ? prior : torch::Tensor());
     const PolicySample s = policy.sample(32, /*greedy=*/false, 0.0);
     EXPECT_TRUE(torch::allclose(policy.evaluate(s.actions).log_prob, s.log_prob, 1e-4, 1e-5));
     const auto dev = s.devices.accessor<int64_t, 2>();
@@ -358,6 +367,47 @@ TEST(SpeedPrior, AFreshPolicyAvoidsSlowDevices) {
   const double plain = slow_share(false), with_prior = slow_share(true);
   EXPECT_GT(plain, 0.05);
   EXPECT_LT(with_prior, plain / 3);
+}
+
+// The load input: evaluate() scores a sample as sample() did (pass 1 adds
+// each chosen group's loads step by step, pass 2 takes them from the given
+// devices all at once), and the loads' logit weights start at zero but do
+// what they say once set: a negative weight on the work share spreads a
+// fresh policy's work over the devices more evenly than none.
+TEST(LoadInput, SampleAndEvaluateAgreeAndANegativeWorkWeightBalances) {
+  const K80Units k80;
+  const int ng = k80.units.num_groups(), nd = k80.cluster.num_devices();
+  const PortableFeatures shares = portable_features(k80.problem, k80.units);
+  const torch::Tensor work = torch::from_blob(const_cast<float*>(shares.work.data()), {ng, nd}, torch::kFloat).clone();
+  const torch::Tensor memory = torch::from_blob(const_cast<float*>(shares.memory.data()), {ng, nd}, torch::kFloat).clone();
+  const torch::Tensor loads = torch::stack({work, memory}, 2).contiguous();
+  // The mean over samples of the most loaded device's work share.
+  auto busiest = [&](double work_weight) {
+    torch::manual_seed(3);
+    PolicyOptions options;
+    options.load_input = true;
+    Seq2SeqPolicy policy(k80.features, k80.allowed, nd, options, PlacedNeighbours{}, torch::Tensor(), loads);
+    for (auto& param : policy.named_parameters()) {
+      if (param.key().find("out_loads") == std::string::npos) continue;
+      EXPECT_EQ(param.value().abs().sum().item<float>(), 0.0f);
+      torch::NoGradGuard no_grad;
+      param.value().copy_(torch::tensor({static_cast<float>(work_weight), -1.0f}));
+    }
+    const PolicySample s = policy.sample(64, /*greedy=*/false, 0.0);
+    const PolicySample scored = policy.evaluate(s.actions);
+    EXPECT_TRUE(torch::allclose(scored.log_prob, s.log_prob, 1e-4, 1e-5)) << "work weight " << work_weight;
+    // Every parameter learns from the scored samples: the loads are data,
+    // and adding them must not cut the gradient of what they join.
+    scored.log_prob.sum().backward();
+    for (const auto& param : policy.named_parameters()) {
+      const torch::Tensor grad = param.value().grad();
+      EXPECT_GT(grad.defined() ? grad.abs().sum().item<double>() : 0.0, 0.0) << param.key();
+    }
+    const torch::Tensor placed = torch::one_hot(s.devices, nd).to(torch::kFloat) * work.unsqueeze(0);  // [K, G, D]
+    return std::get<0>(placed.sum(1).max(1)).mean().item<double>();
+  };
+  const double none = busiest(0.0), balancing = busiest(-30.0);
+  EXPECT_LT(balancing, 0.8 * none) << "none " << none << ", balancing " << balancing;
 }
 
 // The neighbour input: evaluate() scores a sample as sample() did (pass 1,

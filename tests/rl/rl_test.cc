@@ -195,12 +195,12 @@ TEST(Rl, PolicySizeAndAttentionAreOptions) {
   TinyProblem tiny(3);
   const std::string ckpt = (std::filesystem::temp_directory_path() / ("devplace_rl_size_" + std::to_string(::getpid()) + ".ckpt")).string();
   auto sized = [&](int hidden, const std::string& attention, const std::string& checkpoint, const std::string& resume,
-                   const std::string& affinity = "3") {
+                   const std::string& affinity = "3", const std::string& load_input = "off") {
     PlacerRunOptions options;
     options.grouping.kind = GroupingKind::kColocation;
     options.seed = 2;
     options.method_options = {{"iterations", "3"}, {"policy-hidden", std::to_string(hidden)}, {"attention", attention},
-                              {"warm-start", "none"}, {"affinity", affinity}};
+                              {"warm-start", "none"}, {"affinity", affinity}, {"load-input", load_input}};
     if (!checkpoint.empty()) options.method_options["checkpoint"] = checkpoint;
     if (!resume.empty()) options.method_options["resume"] = resume;
     return run_placer("rl", tiny.problem, tiny.sim, options);
@@ -212,7 +212,7 @@ TEST(Rl, PolicySizeAndAttentionAreOptions) {
   const Result<PlacerRun> other = sized(16, "additive", "", ckpt);
   ASSERT_FALSE(other.ok());
   const std::string refused = ": made for a network of another shape or settings (another --policy-hidden, --attention, "
-                              "--neighbours, --stickiness or --affinity)";
+                              "--neighbours, --stickiness, --affinity or --load-input)";
   EXPECT_EQ(other.error().message(), ckpt + refused);
   const Result<PlacerRun> multiplicative = sized(8, "multiplicative", "", ckpt);
   ASSERT_FALSE(multiplicative.ok());
@@ -221,6 +221,10 @@ TEST(Rl, PolicySizeAndAttentionAreOptions) {
   const Result<PlacerRun> affinity = sized(8, "additive", "", ckpt, "1");
   ASSERT_FALSE(affinity.ok());
   EXPECT_EQ(affinity.error().message(), ckpt + refused);
+  // The load input adds parameters (its decoder weights): refused.
+  const Result<PlacerRun> loads = sized(8, "additive", "", ckpt, "3", "on");
+  ASSERT_FALSE(loads.ok());
+  EXPECT_EQ(loads.error().message(), ckpt + refused);
   std::filesystem::remove(ckpt);
 }
 
