@@ -253,6 +253,7 @@ std::string format_fixed(double v, int digits) {
 json::Json final_policy_json(const std::optional<FinalPolicy>& f) {
   if (!f) return nullptr;
   return {{"updates", f->updates},
+          {"restarts", f->restarts},
           {"samples", f->samples},
           {"mean_sample_step_time_s", number_or_null(f->mean_sample_step_s)},
           {"samples_fit_fraction", f->samples > 0 ? json::Json(f->fit_fraction) : json::Json(nullptr)},
@@ -267,6 +268,7 @@ std::optional<FinalPolicy> final_policy_from_json(const json::Json& j) {
   FinalPolicy f;
   f.updates = j.at("updates").get<int64_t>();
   f.samples = j.at("samples").get<int64_t>();
+  if (j.contains("restarts")) f.restarts = j.at("restarts").get<int64_t>();  // absent in answers before --restart-after
   f.mean_sample_step_s = number(j.at("mean_sample_step_time_s"));
   f.fit_fraction = j.at("samples_fit_fraction").is_null() ? 0.0 : j.at("samples_fit_fraction").get<double>();
   f.entropy_per_decision = number(j.at("entropy_per_decision"));
@@ -280,6 +282,7 @@ std::optional<FinalPolicy> final_policy_from_json(const json::Json& j) {
 std::string final_policy_line(const FinalPolicy& f) {
   std::ostringstream out;
   out << (f.updates > 0 ? "after " + std::to_string(f.updates) + " updates" : std::string("not trained in this run"));
+  if (f.restarts > 0) out << " and " << f.restarts << (f.restarts == 1 ? " restart" : " restarts");
   if (f.samples > 0) {
     const int64_t fits = std::llround(f.fit_fraction * static_cast<double>(f.samples));
     const std::string which = (f.updates > 0 ? "its last " : "its ") + std::to_string(f.samples) + " samples";

@@ -71,6 +71,7 @@ struct ResumedWork {
 // last samples is what the policy itself has learned.
 struct FinalPolicy {
   int64_t updates = 0;  // in all (a resumed run's earlier ones included); 0 for a policy used as it is
+  int64_t restarts = 0; // times the policy went back to its initial parameters (--restart-after); its last updates follow the last one
   int64_t samples = 0;  // placements the last update (or the untrained policy) drew; 0: none
   double mean_sample_step_s = std::numeric_limits<double>::quiet_NaN();  // over those that fit; NaN: none fit
   double fit_fraction = 0;                                               // of those samples, the share that fit

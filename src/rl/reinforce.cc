@@ -73,6 +73,7 @@ ReinforceOptions effective_options(const PlaceContext& ctx, const ReinforceOptio
   if (run.entropy_floor_weight >= 0) options.entropy_floor_weight = run.entropy_floor_weight;
   if (run.risk_seeking >= 0) options.risk_seeking = run.risk_seeking;
   if (run.elite_weight >= 0) options.elite_weight = run.elite_weight;
+  if (run.restart_after > 0) options.restart_after = run.restart_after;
   // Under an evaluation budget the polish gets a quarter at most.
   if (ctx.budget.evaluations > 0) options.polish_evaluations = std::min(options.polish_evaluations, ctx.budget.evaluations / 4);
   return options;
@@ -416,6 +417,26 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
     return std::pow(training.cool_to, std::min(1.0, f));
   };
 
+  // What a restart returns to: the parameters before the first update
+  // (the seed's random initialisation, or --init's policy), taken before a
+  // checkpoint is loaded, so that a resumed run restarts to the same.
+  std::vector<torch::Tensor> initial_parameters;
+  if (options.restart_after > 0) {
+    torch::NoGradGuard no_grad;
+    for (const torch::Tensor& p : policy.parameters()) initial_parameters.push_back(p.detach().clone());
+  }
+  auto restart = [&] {
+    torch::NoGradGuard no_grad;
+    const std::vector<torch::Tensor> params = policy.parameters();
+    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(initial_parameters[i]);
+    optimizer.state().clear();  // Adam's moments and step counts: a fresh optimizer
+    state.elite_actions.clear();
+    state.elite_costs.clear();
+    ++state.restarts;
+    state.restart_iteration = state.iteration;
+    state.restart_evaluations = state.evaluations;
+  };
+
   TrainingRun run(policy, optimizer, state, Fingerprint{units.num_groups(), ctx.problem.num_devices(), options.samples_per_update, name_hash(method)},
                   training, method, source.label());
   DEVPLACE_RETURN_IF_ERROR(run.open());
@@ -438,6 +459,7 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
       if (policy_out != nullptr) {
         *policy_out = policy;
         policy_out->updates = state.iteration;
+        policy_out->restarts = state.restarts;
       }
     }
   } end_report{training.resume_path.empty() ? nullptr : options.resumed, options.final_policy, final_policy, state, run};
@@ -461,21 +483,33 @@ Result<Placement> run_training(PlacementPolicy& policy, torch::optim::Optimizer&
     }
     if (ctx.budget.seconds > 0 && clock.exhausted()) break;
     const int64_t it = state.iteration;
-    const double lr = learning_rate_at(options, it);
+    // The learning-rate and entropy schedules count from the last restart
+    // (the start, without one); the draws (update_seed) from the start, so
+    // that a restarted policy samples anew.
+    const double lr = learning_rate_at(options, it - state.restart_iteration);
     set_learning_rate(optimizer, lr);
     const double temperature = cooling ? temperature_at(it) : 1.0;
     if (cooling) policy.set_sampling_temperature(temperature);
-    Result<UpdateOutcome> outcome = source.update(it, left(), entropy_weight_at(options, state.evaluations), temperature);
+    const double best_before = state.best_cost;
+    Result<UpdateOutcome> outcome =
+        source.update(it, left(), entropy_weight_at(options, state.evaluations - state.restart_evaluations), temperature);
     if (!outcome.ok()) {
       failed = outcome.error();
       break;
     }
     ++state.iteration;  // before the record, so that a checkpoint counts this update
     state.evaluations += outcome.value().samples;
+    if (state.best_cost < best_before) state.best_evaluations = state.evaluations;
     final_policy.samples = outcome.value().samples;
     final_policy.mean_sample_step_s = outcome.value().mean_valid_time_s;
     final_policy.fit_fraction = outcome.value().valid_fraction;
     final_policy.entropy_per_decision = outcome.value().entropy;
+    // A restart before the record, so that a checkpoint taken there holds
+    // the restarted policy and the log row shows the count.
+    if (options.restart_after > 0 &&
+        state.evaluations - std::max(state.best_evaluations, state.restart_evaluations) >= options.restart_after &&
+        state.iteration < iterations && source.can_update(left()))
+      restart();
     failed = run.record(state.evaluations, outcome.value().mean_valid_time_s, outcome.value().entropy, outcome.value().valid_fraction,
                         lr, fraction_done(state.iteration));
     if (!failed.ok()) break;

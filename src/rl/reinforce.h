@@ -24,6 +24,8 @@
 //   placement at the end;
 // - the best placement ever evaluated is tracked; the answer is the better
 //   of it and the greedy decode at the end;
+// - optional restarts (restart_after): a policy that has found nothing
+//   better for a while starts again from its initial parameters;
 // - a CSV training log, a progress bar, checkpoints every N updates, exact
 //   resume (torch's generator is reseeded from the seed and the update
 //   number, so a resumed run repeats the uninterrupted one), and Ctrl-C
@@ -104,6 +106,14 @@ struct ReinforceOptions {
   // log-probability per decision. 0: off.
   int64_t elites = 4;
   double elite_weight = 0.0;
+  // Restarts: once this many evaluations have passed without a better
+  // placement (since the last improvement or restart), the policy goes
+  // back to its parameters before the first update, with a fresh
+  // optimizer, learning-rate and entropy schedules and no elites, and
+  // trains again with new draws; the best placement is kept. A run stuck
+  // in one basin then spends the rest of its budget looking for another,
+  // as a new seed would. 0: off.
+  int64_t restart_after = 0;
   double failed_step_time_s = 100.0;
   double initial_noise = 0.0;
   int64_t noise_updates = 50;       // the logit noise falls to 0 over these updates

@@ -86,6 +86,9 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
        "a learned method's later steps on a batch stop once its policy has moved X nats per decision (mean KL) from "
        "the one that drew the batch (default 0: off)"},
       {"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 0: off)"},
+      {"restart-after", "N",
+       "after N evaluations without a better placement, a learned method's policy restarts from its initial "
+       "parameters with a fresh optimizer and schedules; the best placement is kept (default 0: never)"},
       {"entropy-weight", "X",
        "a learned method's entropy bonus, halving every --entropy-half-life evaluations (default 0)"},
       {"entropy-half-life", "N", "evaluations over which a learned method's entropy bonus halves (default 1000)"},
@@ -185,6 +188,10 @@ Result<TrainingRunOptions> parse_training_options(const MethodOptions& options) 
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-floor", training.entropy_floor));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "entropy-floor-weight", training.entropy_floor_weight));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "elite-weight", training.elite_weight));
+  DEVPLACE_ASSIGN_OR_RETURN(training.restart_after, positive_int(options, "restart-after", 0, kMaxIterations));
+  if (training.restart_after > 0 && (training.warm_start == WarmStart::kSearch || training.warm_start == WarmStart::kFast))
+    return invalid_input("--restart-after and --warm-start do not go together: a restart returns to the policy before any training, "
+                         "which a checkpoint does not hold after a warm start");
   DEVPLACE_RETURN_IF_ERROR(number_option(options, "risk-seeking", [](double f) { return f >= 0 && f <= 1; },
                                          "a share of the samples in [0, 1]", training.risk_seeking));
   DEVPLACE_RETURN_IF_ERROR(weight_option(options, "stickiness", training.stickiness));

@@ -70,6 +70,7 @@ struct TrainingRunOptions {
   double entropy_floor_weight = -1; // the weight of that floor's hinge; < 0: the recipe's
   double risk_seeking = -1;        // the share of each batch's best samples trained on; < 0: the recipe's
   double elite_weight = -1;        // self-imitation of the policy's best samples; < 0: the recipe's
+  int64_t restart_after = 0;       // evaluations without a better placement after which the policy restarts; 0: never
   double stickiness = -1;          // the decoder's bonus for the previous group's device; < 0: the default
   int neighbour_devices = -1;      // the decoder sees its placed neighbours' devices: 1 on, 0 off, -1 the recipe's
   double speed_prior = -1;         // rl: a fixed bonus X log(speed share) on each group's devices; < 0: the default
@@ -96,7 +97,7 @@ const std::vector<MethodOptionSpec>& training_option_specs();
 // --warm-start search|fast|none; --polish N; --learning-rate X;
 // --lr-decay X in (0, 1];
 // --samples K (>= 2); --epochs N; --target-kl X in [0, 100]; --cool-to T in [0.01, 1];
-// --entropy-weight, --elite-weight,
+// --restart-after N; --entropy-weight, --elite-weight,
 // --stickiness, --affinity and --speed-prior X in [0, 100];
 // --risk-seeking F in [0, 1]; --neighbours on|off;
 // --policy-hidden N; --attention additive|multiplicative; --distributed

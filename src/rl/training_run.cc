@@ -47,7 +47,7 @@ Status TrainingRun::record(int64_t evaluations, double mean_valid_s, double entr
                            double fraction_done) {
   const TrainState& state = *state_;
   const double best_s = is_feasible_cost(state.best_cost) ? state.best_cost : std::numeric_limits<double>::infinity();
-  log_.row(state.iteration, wall_s(), evaluations, mean_valid_s, best_s, state.baseline * state.baseline, entropy, valid_fraction, lr);
+  log_.row(state.iteration, wall_s(), evaluations, mean_valid_s, best_s, state.baseline * state.baseline, entropy, valid_fraction, lr, state.restarts);
   if (!bar_) bar_ = std::make_unique<ProgressBar>(bar_label_, training_->progress);
   bar_->update(state.iteration, fraction_done, "best " + format_ms(best_s) + ", mean " + format_ms(mean_valid_s));
   if (!training_->checkpoint_path.empty() && training_->checkpoint_every > 0 && state.iteration % training_->checkpoint_every == 0) {

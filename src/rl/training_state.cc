@@ -67,6 +67,10 @@ Status save_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
     }
     archive.write("elite_actions", elites);
     archive.write("elite_costs", torch::tensor(state.elite_costs, torch::kDouble).reshape({ne}));
+    archive.write("restarts", scalar(state.restarts));
+    archive.write("restart_iteration", scalar(state.restart_iteration));
+    archive.write("restart_evaluations", scalar(state.restart_evaluations));
+    archive.write("best_evaluations", scalar(state.best_evaluations));
     torch::serialize::OutputArchive policy_archive, optimizer_archive;
     policy.save(policy_archive);
     optimizer.save(optimizer_archive);
@@ -99,7 +103,8 @@ Status load_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
       archive.read(key, t);
       return t.item<double>();
     };
-    if (read_long("version") != kCheckpointVersion) return invalid_input(path + ": a checkpoint of another devplace version");
+    const int64_t version = read_long("version");
+    if (version != kCheckpointVersion && version != 4) return invalid_input(path + ": a checkpoint of another devplace version");
     Fingerprint saved{read_long("units"), read_long("devices"), read_long("samples"), read_long("method"), read_long("network")};
     if (saved.method != fp.method) return invalid_input(path + ": not a checkpoint of method '" + std::string(method) + "'");
     if (saved.network != fp.network)
@@ -129,6 +134,12 @@ Status load_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
     for (int64_t e = 0; e < elites.size(0); ++e)
       state.elite_actions.emplace_back(elites[e].data_ptr<int64_t>(), elites[e].data_ptr<int64_t>() + elites.size(1));
     state.elite_costs.assign(elite_costs.data_ptr<double>(), elite_costs.data_ptr<double>() + elite_costs.numel());
+    if (version >= 5) {
+      state.restarts = read_long("restarts");
+      state.restart_iteration = read_long("restart_iteration");
+      state.restart_evaluations = read_long("restart_evaluations");
+      state.best_evaluations = read_long("best_evaluations");
+    }
     torch::serialize::InputArchive policy_archive, optimizer_archive;
     archive.read("policy", policy_archive);
     archive.read("optimizer", optimizer_archive);
@@ -146,16 +157,22 @@ Status load_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
 Result<TrainingLog> TrainingLog::open(const std::string& path, int64_t resume_iteration) {
   TrainingLog log;
   if (path.empty()) return log;
+  static const std::string kHeader = "iteration,wall_s,evaluations,mean_step_s,best_step_s,baseline_s,entropy,valid_fraction,learning_rate";
   std::string kept;
   if (resume_iteration > 0 && std::filesystem::exists(path)) {
     std::ifstream in(path);
     std::string line;
+    // A log written before the restarts column (a version 4 checkpoint's
+    // run) gains it, as 0, so that its rows and the new ones agree.
+    bool without_restarts = false;
     while (std::getline(in, line)) {
       const bool header = !line.empty() && !std::isdigit(static_cast<unsigned char>(line[0]));
-      if (header || std::strtoll(line.c_str(), nullptr, 10) <= resume_iteration) kept += line + "\n";
+      if (header) without_restarts = line == kHeader;
+      if (header || std::strtoll(line.c_str(), nullptr, 10) <= resume_iteration)
+        kept += line + (without_restarts ? (header ? ",restarts" : ",0") : "") + "\n";
     }
   }
-  if (kept.empty()) kept = "iteration,wall_s,evaluations,mean_step_s,best_step_s,baseline_s,entropy,valid_fraction,learning_rate\n";
+  if (kept.empty()) kept = kHeader + ",restarts\n";
   log.out_ = std::make_unique<std::ofstream>(path, std::ios::trunc);
   if (!*log.out_) return invalid_input(path + ": cannot write the training log");
   *log.out_ << kept;
@@ -164,7 +181,7 @@ Result<TrainingLog> TrainingLog::open(const std::string& path, int64_t resume_it
 }
 
 void TrainingLog::row(int64_t iteration, double wall_s, int64_t evaluations, double mean_s, double best_s, double baseline,
-                      double entropy, double valid_fraction, double lr) {
+                      double entropy, double valid_fraction, double lr, int64_t restarts) {
   if (!out_) return;
   auto num = [](double v) {
     if (!std::isfinite(v)) return std::string();
@@ -173,7 +190,7 @@ void TrainingLog::row(int64_t iteration, double wall_s, int64_t evaluations, dou
     return std::string(buf);
   };
   *out_ << iteration << ',' << num(wall_s) << ',' << evaluations << ',' << num(mean_s) << ',' << num(best_s) << ','
-        << num(baseline) << ',' << num(entropy) << ',' << num(valid_fraction) << ',' << num(lr) << '\n';
+        << num(baseline) << ',' << num(entropy) << ',' << num(valid_fraction) << ',' << num(lr) << ',' << restarts << '\n';
   out_->flush();
 }
 

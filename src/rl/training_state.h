@@ -21,8 +21,9 @@
 
 namespace devplace::rl {
 
-inline constexpr int64_t kCheckpointVersion = 4;  // 2: the network's shape in the fingerprint; 3: evaluations and elites;
-                                                  // 4: the logit bonuses in the network hash
+inline constexpr int64_t kCheckpointVersion = 5;  // 2: the network's shape in the fingerprint; 3: evaluations and elites;
+                                                  // 4: the logit bonuses in the network hash; 5: restarts (a 4 reads
+                                                  // as a run without any)
 
 struct TrainState {
   int64_t iteration = 0;  // updates done
@@ -35,6 +36,13 @@ struct TrainState {
   // (PolicySample::actions rows) and search costs (self-imitation).
   std::vector<std::vector<int64_t>> elite_actions;
   std::vector<double> elite_costs;
+  // Restarts (ReinforceOptions::restart_after): how many so far, the
+  // update and evaluation counts at the last one (the schedules count from
+  // there), and the evaluation count when the best placement last improved.
+  int64_t restarts = 0;
+  int64_t restart_iteration = 0;
+  int64_t restart_evaluations = 0;
+  int64_t best_evaluations = 0;
 };
 
 // The problem and method a checkpoint was made for, so that one is never
@@ -71,7 +79,7 @@ class TrainingLog {
  public:
   static Result<TrainingLog> open(const std::string& path, int64_t resume_iteration);
   void row(int64_t iteration, double wall_s, int64_t evaluations, double mean_s, double best_s, double baseline, double entropy,
-           double valid_fraction, double lr);
+           double valid_fraction, double lr, int64_t restarts);
 
  private:
   std::unique_ptr<std::ofstream> out_;

@@ -388,6 +388,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{place("rl --risk-seeking 1.5"), "--risk-seeking: expected a share of the samples in [0, 1], got '1.5'"},
         BadCase{place("rl --speed-prior -1"), "--speed-prior: expected a number in [0, 100], got '-1'"},
         BadCase{place("rl --load-input yes"), "--load-input: expected 'on' or 'off', got 'yes'"},
+        BadCase{place("rl --restart-after 0"), "--restart-after: expected a positive integer (at most 100000000), got '0'"},
         BadCase{place("rl --elite-weight nan"), "--elite-weight: expected a number in [0, 100], got 'nan'"},
         BadCase{place("rl --stickiness 1e9"), "--stickiness: expected a number in [0, 100], got '1e9'"},
         BadCase{place("rl --neighbours yes"), "--neighbours: expected 'on' or 'off', got 'yes'"},

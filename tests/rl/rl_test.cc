@@ -429,8 +429,10 @@ TEST_F(RlCheckpoint, FinalPolicyIsTheLogsLastUpdateAndItsGreedyDecode) {
   std::vector<double> cells;
   std::istringstream fields(last);
   for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(std::stod(cell));
-  // iteration, wall_s, evaluations, mean_step_s, best_step_s, baseline_s, entropy, valid_fraction, learning_rate
-  ASSERT_EQ(cells.size(), 9u) << last;
+  // iteration, wall_s, evaluations, mean_step_s, best_step_s, baseline_s, entropy, valid_fraction, learning_rate, restarts
+  ASSERT_EQ(cells.size(), 10u) << last;
+  EXPECT_EQ(cells[9], 0);  // no --restart-after
+  EXPECT_EQ(f.restarts, 0);
   EXPECT_EQ(f.updates, 5);
   EXPECT_EQ(f.updates, static_cast<int64_t>(cells[0]));
   EXPECT_EQ(f.samples, 16);  // the default draws 16 per update
@@ -485,6 +487,65 @@ TEST_F(RlCheckpoint, CoolingSharpensTheLaterSamplesAndResumesExactly) {
   const Result<PlacerRun> refused = run_placer("rl", *problem_, sim, clock_only);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message(), "--cool-to needs --iterations or --evaluations: the temperature falls over them");
+}
+
+// --restart-after N: once N evaluations pass without a better placement,
+// the policy goes back to its initial parameters. The log counts the
+// restarts; the first update after one samples from the initial policy
+// again (its entropy per decision is the first update's, not the sharper
+// one's before the restart); the answer is still the best placement ever
+// evaluated; and a run stopped between restarts resumes exactly.
+TEST_F(RlCheckpoint, RestartsReturnToTheInitialPolicyKeepTheBestAndResumeExactly) {
+  const MethodOptions restarts{{"warm-start", "none"}, {"restart-after", "48"}, {"learning-rate", "0.02"}};
+  const PlacerRun whole = train(24, path("whole.csv"), "", "", nullptr, restarts).value();
+  std::vector<std::vector<double>> cells;
+  {
+    std::ifstream in(path("whole.csv"));
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line.substr(line.rfind(',') + 1), "restarts");
+    while (std::getline(in, line)) {
+      std::vector<double> row;
+      std::istringstream fields(line);
+      for (std::string cell; std::getline(fields, cell, ',');) row.push_back(cell.empty() ? std::nan("") : std::stod(cell));
+      ASSERT_EQ(row.size(), 10u) << line;
+      cells.push_back(row);
+    }
+  }
+  ASSERT_EQ(cells.size(), 24u);
+  ASSERT_TRUE(whole.final_policy.has_value());
+  EXPECT_EQ(whole.final_policy->restarts, static_cast<int64_t>(cells.back()[9]));
+  ASSERT_GT(whole.final_policy->restarts, 0);
+  double best = std::numeric_limits<double>::infinity();
+  size_t checked = 0;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    best = std::min(best, cells[i][4]);
+    if (i == 0) continue;
+    EXPECT_GE(cells[i][9], cells[i - 1][9]);  // a count
+    if (cells[i][9] > cells[i - 1][9] && i + 1 < cells.size() && cells[i][6] < 0.8 * cells[0][6]) {
+      // Update i + 1 (row i + 1) is the restarted policy's first: as uncertain as the first update's.
+      EXPECT_NEAR(cells[i + 1][6], cells[0][6], 0.1 * cells[0][6]) << "after the restart at update " << i + 1;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0u) << "no restart came after the policy had sharpened";
+  EXPECT_LE(whole.evaluation.step_time_s, best * (1 + 1e-5));
+
+  clear_interrupt();
+  InterruptingEvaluator stopper(*problem_, 16 * 13 + 5);  // during the 14th update
+  ASSERT_TRUE(train(24, "", path("ck"), "", &stopper, restarts).ok());
+  ASSERT_TRUE(interrupt_requested());
+  clear_interrupt();
+  const PlacerRun rest = train(24, "", "", path("ck"), nullptr, restarts).value();
+  EXPECT_EQ(rest.placement, whole.placement);
+  ASSERT_TRUE(rest.final_policy.has_value());
+  EXPECT_EQ(rest.final_policy->restarts, whole.final_policy->restarts);
+  // The last update's entropy (its mean sample may be undefined: none fit).
+  EXPECT_DOUBLE_EQ(rest.final_policy->entropy_per_decision, whole.final_policy->entropy_per_decision);
+
+  const Result<PlacerRun> refused = train(4, "", "", "", nullptr, {{"restart-after", "48"}});  // the fixture's --warm-start fast
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("--restart-after and --warm-start do not go together"), std::string::npos);
 }
 
 TEST_F(RlCheckpoint, InterruptedRunsWithoutACheckpointNameNeverOverwriteEachOther) {
