@@ -88,7 +88,7 @@ const std::vector<MethodOptionSpec>& training_option_specs() {
       {"elite-weight", "X", "a learned method's self-imitation of its 4 best samples so far (default 0: off)"},
       {"restart-after", "N",
        "after N evaluations without a better placement, a learned method's policy restarts from its initial "
-       "parameters with a fresh optimizer and schedules; the best placement is kept (default 0: never)"},
+       "parameters with a fresh optimizer and schedules; the best placement is kept (default: never)"},
       {"entropy-weight", "X",
        "a learned method's entropy bonus, halving every --entropy-half-life evaluations (default 0)"},
       {"entropy-half-life", "N", "evaluations over which a learned method's entropy bonus halves (default 1000)"},
