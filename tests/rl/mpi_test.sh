@@ -43,6 +43,17 @@ cmp -s "$work/sync_a.json" "$work/sync_b.json" || fail "--sync with the same see
 [ "$(grep -c '"method": "fast>rl"' "$work/sync_a.out")" -eq 1 ] || fail "expected one result object, got: $(cat "$work/sync_a.out")"
 grep -q 'distributed over 2 controllers (sync): 4 updates' "$work/sync_a.err" || fail "no sync summary: $(cat "$work/sync_a.err")"
 
+# 1b. --restart-after under the parameter server: the policy the controllers
+# sample from after a restart is the initial one again (its entropy per
+# decision within 10% of the first update's), and the log counts restarts.
+"${mpi[@]}" "$devplace" place --graph zoo:inception_v3 --cluster k80x2 --method rl --warm-start none --distributed --sync \
+  --iterations 8 --seed 7 --restart-after 64 --learning-rate 0.02 --training-log "$work/restart.csv" \
+  >"$work/restart.out" 2>"$work/restart.err" || { cat "$work/restart.err" >&2; fail "sync run with --restart-after failed"; }
+awk -F, 'NR == 2 { first = $7 } NR > 2 && restarted { after = $7; done = 1; exit }
+         NR > 1 && !done && $10 > 0 && !restarted { restarted = NR }
+         END { if (!restarted || !after) exit 1; d = after - first; if (d < 0) d = -d; exit !(d < 0.1 * first) }' "$work/restart.csv" \
+  || fail "--restart-after 64: no restart, or the update after it not as uncertain as the first: $(cut -d, -f1,7,10 "$work/restart.csv" | tr '\n' ' ')"
+
 # 2. Asynchronous through a faulty measurer (hang, crash, garbage in turn, every 7th request of each rank).
 measure="'$fake' --sleep-ms 5 --fault-every 7 --state '$work/state.'\$OMPI_COMM_WORLD_RANK"
 "${mpi[@]}" "$devplace" "${common[@]}" --iterations 12 --seed 3 --json --measure "$measure" --measure-timeout 1 \
@@ -83,4 +94,4 @@ cmp -s "$work/pa/p.pt" "$work/pb/p.pt" || fail "distributed pretraining with the
 [ "$(grep -c 'geometric mean' "$work/pa.out")" -eq 1 ] || fail "expected one summary, got: $(cat "$work/pa.out")"
 grep -q '6 updates in all, 322 evaluations' "$work/pa.out" || fail "not 3 x 16 samples per update: $(tail -1 "$work/pa.out")"
 [ "$(wc -l <"$work/pa/log.csv")" -eq 7 ] || fail "expected a header and 6 rows in the log: $(cat "$work/pa/log.csv")"
-echo "mpi_test: sync reproducible, async with faults completed, resume after a dead controller works, pretraining repeatable"
+echo "mpi_test: sync reproducible, restarts under the parameter server, async with faults completed, resume after a dead controller works, pretraining repeatable"
