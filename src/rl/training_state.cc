@@ -139,6 +139,8 @@ Status load_checkpoint(const std::string& path, PlacementPolicy& policy, torch::
       state.restart_iteration = read_long("restart_iteration");
       state.restart_evaluations = read_long("restart_evaluations");
       state.best_evaluations = read_long("best_evaluations");
+    } else {
+      state.best_evaluations = state.evaluations;  // unknown: --restart-after counts from the resume
     }
     torch::serialize::InputArchive policy_archive, optimizer_archive;
     archive.read("policy", policy_archive);
